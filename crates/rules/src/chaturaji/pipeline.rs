@@ -1,0 +1,180 @@
+//! What happens after each single move (section 5), in its fixed order, in one function:
+//!
+//! 1. move and capture (C.11), recording who captured a king;
+//! 2. throne points (C.20), if enabled;
+//! 3. boat triumph (C.19), if enabled and a boat moved;
+//! 4. Chaturaji (C.21): if it fires the game ends now and the rest is skipped;
+//! 5. promotion of every eligible waiting pawn of every seat (C.13–C.17);
+//! 6. king count: at most one king on the board ends the game (C.22.2).
+
+use super::board::{THRONES, picture};
+use super::events::{Applied, Event};
+use super::options::{Options, Promotion};
+use super::outcome::EndReason;
+use super::piece::{Kind, Piece};
+use super::position::Position;
+use super::square::{Bits, Square};
+use crate::Seat;
+
+/// Points for a throne (C.20) and the Chaturaji floor (C.21).
+pub const THRONE_POINTS: u16 = 5;
+pub const CHATURAJI_POINTS: u16 = 54;
+
+/// Resolve `seat` moving the piece on `from` to `to` (already checked legal). Sets `pos.end` when the
+/// move ends the game (Chaturaji or king count); the caller handles dice and turns.
+pub(crate) fn resolve_move(
+    pos: &mut Position,
+    options: &Options,
+    seat: Seat,
+    from: Square,
+    to: Square,
+    events: &mut Applied,
+) {
+    // 1. Move and capture.
+    let kind = pos
+        .board
+        .kind_at(from)
+        .expect("the mover's piece stands on `from`");
+    if let Some(victim) = pos.board.piece_at(to) {
+        capture(pos, seat, victim, to, events);
+        if victim.kind == Kind::King {
+            pos.king_captor[victim.seat.index()] = Some(seat);
+        }
+    }
+    pos.board.clear(from);
+    pos.board.put(to, Piece { seat, kind });
+    if kind == Kind::Pawn && Position::on_far_edge(seat, to) {
+        pos.waiting[seat.index()].push(to);
+    }
+
+    // 2. Throne points: a king entering another seat's throne, once per throne per seat.
+    if options.throne_points && kind == Kind::King {
+        if let Some(owner) = Seat::ALL.into_iter().find(|s| THRONES[s.index()] == to) {
+            let bit = 1 << owner.index();
+            if owner != seat && pos.thrones[seat.index()] & bit == 0 {
+                pos.thrones[seat.index()] |= bit;
+                pos.points[seat.index()] += THRONE_POINTS;
+                events.push(Event::ThronePoints {
+                    seat,
+                    throne: owner,
+                    points: THRONE_POINTS,
+                });
+            }
+        }
+    }
+
+    // 3. Boat triumph.
+    if options.boat_triumph && kind == Kind::Boat {
+        boat_triumph(pos, seat, to, events);
+    }
+
+    // 4. Chaturaji: the mover keeps a king and took every other seat's last king itself.
+    if pos.board.has_king(seat)
+        && Seat::ALL
+            .into_iter()
+            .filter(|&s| s != seat)
+            .all(|s| !pos.board.has_king(s) && pos.king_captor[s.index()] == Some(seat))
+    {
+        let before = pos.points[seat.index()];
+        let after = before.max(CHATURAJI_POINTS);
+        pos.points[seat.index()] = after;
+        events.push(Event::Chaturaji {
+            seat,
+            points_before: before,
+            points_after: after,
+        });
+        pos.end = Some(EndReason::Chaturaji { seat });
+        return;
+    }
+
+    // 5. Promotion, every seat.
+    promote(pos, options, events);
+
+    // 6. King count.
+    if pos.board.king_count() <= 1 {
+        pos.end = Some(EndReason::KingsLeft);
+    }
+}
+
+/// Remove `victim` from `at`, score its current value for `by` (C.11) and drop it from the waiting list.
+fn capture(pos: &mut Position, by: Seat, victim: Piece, at: Square, events: &mut Applied) {
+    let points = victim.kind.value();
+    pos.board.clear(at);
+    pos.points[by.index()] += points;
+    pos.captured_this_turn = true;
+    if victim.kind == Kind::Pawn {
+        pos.waiting[victim.seat.index()].remove(at);
+    }
+    events.push(Event::Captured {
+        by,
+        piece: victim,
+        at,
+        points,
+    });
+}
+
+/// C.19: every 2×2 block containing the boat's square that holds four boats of four different seats;
+/// the mover captures all the other boats in all such blocks.
+fn boat_triumph(pos: &mut Position, seat: Seat, at: Square, events: &mut Applied) {
+    let boats = pos.board.of_kind(Kind::Boat);
+    let mut victims = 0u64;
+    let (file, rank) = (at.file() as i8, at.rank() as i8);
+    for (f0, r0) in [
+        (file - 1, rank - 1),
+        (file - 1, rank),
+        (file, rank - 1),
+        (file, rank),
+    ] {
+        if !(0..7).contains(&f0) || !(0..7).contains(&r0) {
+            continue;
+        }
+        let corner = (r0 * 8 + f0) as u32;
+        let block = (0b11u64 | (0b11u64 << 8)) << corner;
+        let in_block = boats & block;
+        let one_each = Seat::ALL
+            .into_iter()
+            .all(|s| (in_block & pos.board.of_seat(s)).count_ones() == 1);
+        if one_each {
+            victims |= in_block & !pos.board.of_seat(seat);
+        }
+    }
+    if victims == 0 {
+        return;
+    }
+    events.push(Event::BoatTriumph {
+        seat,
+        at,
+        points: victims.count_ones() as u16 * Kind::Boat.value(),
+    });
+    for sq in Bits(victims) {
+        let victim = pos.board.piece_at(sq).expect("a boat stands here");
+        capture(pos, seat, victim, sq, events);
+    }
+}
+
+/// C.13–C.17: every waiting pawn of every seat, first arrived first, becomes the pictured type when
+/// allowed. Promoting one pawn can make a later one of the same seat ineligible (C.15).
+fn promote(pos: &mut Position, options: &Options, events: &mut Applied) {
+    for seat in Seat::ALL {
+        let mut i = 0;
+        while i < pos.waiting[seat.index()].len() {
+            let sq = pos.waiting[seat.index()].get(i);
+            let target = picture(seat, sq);
+            let eligible = match options.promotion {
+                Promotion::LostTypeOnly => pos.board.pieces(seat, target) == 0,
+                Promotion::Always => target != Kind::King,
+            };
+            if eligible {
+                pos.board.retype(sq, target);
+                pos.waiting[seat.index()].remove_at(i);
+                events.push(Event::Promoted {
+                    seat,
+                    at: sq,
+                    to: target,
+                });
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
