@@ -94,47 +94,75 @@ impl Options {
         let mut options = Options::default();
         let mut problems = Vec::new();
         for (name, value) in settings {
-            let unknown_value = |option: &'static str, accepted: &str| OptionError {
-                option,
-                code: "unknown_value",
-                message: format!("`{value}` is not one of {accepted}"),
-            };
-            let on_off = |option: &'static str| match value {
-                "on" | "true" => Ok(true),
-                "off" | "false" => Ok(false),
-                _ => Err(unknown_value(option, "on, off")),
-            };
+            fn pick<T: Copy>(
+                option: &'static str,
+                value: &str,
+                choices: &[(&str, T)],
+            ) -> Result<T, OptionError> {
+                choices
+                    .iter()
+                    .find(|(name, _)| *name == value)
+                    .map(|&(_, v)| v)
+                    .ok_or_else(|| OptionError {
+                        option,
+                        code: "unknown_value",
+                        message: format!(
+                            "`{value}` is not one of {}",
+                            choices.iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
+                        ),
+                    })
+            }
+            const ON_OFF: [(&str, bool); 4] = [
+                ("on", true),
+                ("off", false),
+                ("true", true),
+                ("false", false),
+            ];
             let result = match name {
-                "dice" => match value {
-                    "cube" => Ok(options.dice = DiceKind::Cube),
-                    "long" => Ok(options.dice = DiceKind::Long),
-                    _ => Err(unknown_value("dice", "cube, long")),
-                },
-                "promotion" => match value {
-                    "lost_type_only" => Ok(options.promotion = Promotion::LostTypeOnly),
-                    "always" => Ok(options.promotion = Promotion::Always),
-                    _ => Err(unknown_value("promotion", "lost_type_only, always")),
-                },
-                "boat_triumph" => on_off("boat_triumph").map(|v| options.boat_triumph = v),
-                "throne_points" => on_off("throne_points").map(|v| options.throne_points = v),
-                "dice_use" => match value {
-                    "optional" => Ok(options.dice_use = DiceUse::Optional),
-                    "forced" => Ok(options.dice_use = DiceUse::Forced),
-                    _ => Err(unknown_value("dice_use", "optional, forced")),
-                },
-                "round_limit" => match value.parse::<u32>() {
-                    Ok(n) => Ok(options.round_limit = n),
-                    Err(_) => Err(OptionError {
+                "dice" => pick(
+                    "dice",
+                    value,
+                    &[("cube", DiceKind::Cube), ("long", DiceKind::Long)],
+                )
+                .map(|v| options.dice = v),
+                "promotion" => pick(
+                    "promotion",
+                    value,
+                    &[
+                        ("lost_type_only", Promotion::LostTypeOnly),
+                        ("always", Promotion::Always),
+                    ],
+                )
+                .map(|v| options.promotion = v),
+                "boat_triumph" => {
+                    pick("boat_triumph", value, &ON_OFF).map(|v| options.boat_triumph = v)
+                }
+                "throne_points" => {
+                    pick("throne_points", value, &ON_OFF).map(|v| options.throne_points = v)
+                }
+                "dice_use" => pick(
+                    "dice_use",
+                    value,
+                    &[("optional", DiceUse::Optional), ("forced", DiceUse::Forced)],
+                )
+                .map(|v| options.dice_use = v),
+                "round_limit" => value
+                    .parse::<u32>()
+                    .map(|n| options.round_limit = n)
+                    .map_err(|_| OptionError {
                         option: "round_limit",
                         code: "not_a_number",
                         message: format!("round_limit must be a whole number, got `{value}`"),
                     }),
-                },
-                "first_seat_next_game" => match value {
-                    "rotate" => Ok(options.first_seat_next_game = FirstSeatNextGame::Rotate),
-                    "fixed" => Ok(options.first_seat_next_game = FirstSeatNextGame::Fixed),
-                    _ => Err(unknown_value("first_seat_next_game", "rotate, fixed")),
-                },
+                "first_seat_next_game" => pick(
+                    "first_seat_next_game",
+                    value,
+                    &[
+                        ("rotate", FirstSeatNextGame::Rotate),
+                        ("fixed", FirstSeatNextGame::Fixed),
+                    ],
+                )
+                .map(|v| options.first_seat_next_game = v),
                 _ => Err(OptionError {
                     option: "unknown",
                     code: "unknown_option",
