@@ -1126,3 +1126,110 @@ fn notation_round_trips_and_rejects_bad_text_clearly() {
     let text = format!("{} r 1u2u 0,0,0,0 - 0 0 - - - -", board(KINGS));
     assert!(Game::from_notation(long, &text).is_err());
 }
+
+// ---------- options and wire forms ----------
+
+#[test]
+fn options_defaults_serde_names_and_every_problem_listed() {
+    let defaults = opts();
+    assert_eq!(defaults.dice, DiceKind::Cube);
+    assert_eq!(defaults.promotion, Promotion::LostTypeOnly);
+    assert!(defaults.boat_triumph);
+    assert!(!defaults.throne_points);
+    assert_eq!(defaults.dice_use, DiceUse::Optional);
+    assert_eq!(defaults.round_limit, 30);
+    assert_eq!(defaults.first_seat_next_game, FirstSeatNextGame::Rotate);
+    let json = serde_json::to_value(defaults).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "dice": "cube", "promotion": "lost_type_only", "boat_triumph": true,
+            "throne_points": false, "dice_use": "optional", "round_limit": 30,
+            "first_seat_next_game": "rotate"
+        })
+    );
+    let partial: Options = serde_json::from_str(r#"{"dice": "long", "round_limit": 12}"#).unwrap();
+    assert_eq!(partial.dice, DiceKind::Long);
+    assert_eq!(partial.round_limit, 12);
+    assert_eq!(partial.promotion, Promotion::LostTypeOnly);
+    assert!(serde_json::from_str::<Options>(r#"{"dice": "d20"}"#).is_err());
+    assert!(serde_json::from_str::<Options>(r#"{"colour": "red"}"#).is_err());
+
+    for bad in [0, 201] {
+        let o = Options {
+            round_limit: bad,
+            ..opts()
+        };
+        let problems = o.validate().unwrap_err();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            (problems[0].option, problems[0].code),
+            ("round_limit", "out_of_range")
+        );
+        assert!(Game::new(o, Seat::Red).is_err());
+    }
+    for good in [1, 200] {
+        assert!(
+            Options {
+                round_limit: good,
+                ..opts()
+            }
+            .validate()
+            .is_ok()
+        );
+    }
+    let problems = Options::from_settings([
+        ("dice", "d20"),
+        ("promotion", "never"),
+        ("round_limit", "500"),
+        ("colour", "red"),
+        ("dice_use", "forced"),
+    ])
+    .unwrap_err();
+    let listed: Vec<_> = problems.iter().map(|p| (p.option, p.code)).collect();
+    assert_eq!(
+        listed,
+        [
+            ("dice", "unknown_value"),
+            ("promotion", "unknown_value"),
+            ("unknown", "unknown_option"),
+            ("round_limit", "out_of_range"),
+        ]
+    );
+    let set = Options::from_settings([("throne_points", "on"), ("first_seat_next_game", "fixed")])
+        .unwrap();
+    assert!(set.throne_points);
+    assert_eq!(set.first_seat_next_game, FirstSeatNextGame::Fixed);
+}
+
+#[test]
+fn actions_and_events_have_stable_json() {
+    let action = Action::Move {
+        die: 1,
+        from: sq("d2"),
+        to: sq("d3"),
+    };
+    let json = serde_json::to_string(&action).unwrap();
+    assert_eq!(json, r#"{"type":"move","die":1,"from":"d2","to":"d3"}"#);
+    assert_eq!(serde_json::from_str::<Action>(&json).unwrap(), action);
+    assert_eq!(
+        serde_json::from_str::<Action>(r#"{"type":"roll","dice":[1,5]}"#).unwrap(),
+        Action::Roll { dice: [1, 5] }
+    );
+    assert_eq!(
+        serde_json::from_str::<Action>(r#"{"type":"resign","seat":"blue"}"#).unwrap(),
+        Action::Resign { seat: Seat::Blue }
+    );
+    assert_eq!(
+        serde_json::to_string(&Action::EndTurn).unwrap(),
+        r#"{"type":"end_turn"}"#
+    );
+    let mut g = Game::new(opts(), Seat::Red).unwrap();
+    let applied = g.apply(Action::Roll { dice: [4, 6] }).unwrap();
+    let json = serde_json::to_value(applied).unwrap();
+    assert_eq!(json[0]["type"], "rolled");
+    assert_eq!(json[0]["dice"][0]["unusable"], "no_legal_move");
+    assert_eq!(json[1]["type"], "turn_ended");
+    let err = g.apply(Action::EndTurn).unwrap_err();
+    assert_eq!(err.code(), "not_rolled");
+}
