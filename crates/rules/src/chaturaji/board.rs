@@ -285,7 +285,7 @@ mod tests {
         );
         assert_eq!(board.occupied().count_ones(), 32);
         for seat in Seat::ALL {
-            assert_eq!(board.material(seat), 4 * 1 + 2 + 3 + 4 + 5);
+            assert_eq!(board.material(seat), 4 + 2 + 3 + 4 + 5); // four pawns, S, H, E, K
             assert_eq!(board.pieces(seat, Kind::King), THRONES[seat.index()].bit());
         }
     }
