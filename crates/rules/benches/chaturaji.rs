@@ -19,7 +19,7 @@ impl Rng {
     }
     fn below(&mut self, n: usize) -> usize {
         // multiply-shift: unbiased enough for a benchmark and cheaper than `%`
-        ((self.next() >> 32) * n as u64 >> 32) as usize
+        (((self.next() >> 32) * n as u64) >> 32) as usize
     }
 }
 
