@@ -112,7 +112,9 @@ impl Applied {
         let mut points = [0u16; 4];
         for event in self.events() {
             match *event {
-                Event::Captured { by, points: p, .. } => points[by.index()] += p,
+                Event::Captured { by, points: p, .. } => {
+                    points[by.index()] = points[by.index()].saturating_add(p)
+                }
                 Event::ThronePoints {
                     seat, points: p, ..
                 } => points[seat.index()] += p,
@@ -120,7 +122,10 @@ impl Applied {
                     seat,
                     points_before,
                     points_after,
-                } => points[seat.index()] += points_after - points_before,
+                } => {
+                    points[seat.index()] =
+                        points[seat.index()].saturating_add(points_after - points_before)
+                }
                 _ => {}
             }
         }

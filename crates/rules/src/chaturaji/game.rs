@@ -219,6 +219,21 @@ impl Game {
                 game.outcome = Some(Outcome::rank(reason, &pos.board, pos.points, pos.resigned))
             }
             None => {
+                if u32::from(pos.turn) >= options.round_limit.saturating_mul(4) {
+                    return inconsistent(format!(
+                        "turn {} is past the round limit ({} rounds)",
+                        pos.turn, options.round_limit
+                    ));
+                }
+                if pos.no_capture_turns >= NO_CAPTURE_TURNS || pos.no_capture_turns > pos.turn {
+                    return inconsistent(format!(
+                        "{} turns without capture cannot be reached in a running game at turn {}",
+                        pos.no_capture_turns, pos.turn
+                    ));
+                }
+                if pos.board.king_count() <= 1 {
+                    return inconsistent("at most one king on the board ends the game".into());
+                }
                 if pos.is_resigned(pos.to_move) {
                     return inconsistent("the seat to move has resigned".into());
                 }

@@ -53,7 +53,7 @@ pub(crate) fn resolve_move(
             let bit = 1 << owner.index();
             if owner != seat && pos.thrones[seat.index()] & bit == 0 {
                 pos.thrones[seat.index()] |= bit;
-                pos.points[seat.index()] += THRONE_POINTS;
+                pos.points[seat.index()] = pos.points[seat.index()].saturating_add(THRONE_POINTS);
                 events.push(Event::ThronePoints {
                     seat,
                     throne: owner,
@@ -100,7 +100,7 @@ pub(crate) fn resolve_move(
 fn capture(pos: &mut Position, by: Seat, victim: Piece, at: Square, events: &mut Applied) {
     let points = victim.kind.value();
     pos.board.clear(at);
-    pos.points[by.index()] += points;
+    pos.points[by.index()] = pos.points[by.index()].saturating_add(points);
     pos.captured_this_turn = true;
     if victim.kind == Kind::Pawn {
         pos.waiting[victim.seat.index()].remove(at);
