@@ -525,8 +525,7 @@ fn c15_only_the_first_arrived_pawn_promotes_for_one_type() {
         g.position().waiting_pawns(Seat::Red).collect::<Vec<_>>(),
         [sq("c8"), sq("b8")]
     );
-    // now Red loses its horse and its elephant in one move? No: pawns waiting for different types all
-    // promote: Blue's boat takes the horse on h1 -> b8 becomes a horse.
+    // Blue's boat (second die) takes Red's horse on h1: b8 becomes a horse, c8 still waits.
     mv(&mut g, 1, "f3", "h1");
     assert_eq!(piece(&g, "b8"), p(Seat::Red, Kind::Horse));
     assert_eq!(piece(&g, "c8"), p(Seat::Red, Kind::Pawn));
@@ -554,24 +553,9 @@ fn c15_pawns_waiting_for_different_types_promote_together() {
 
 #[test]
 fn c14_every_seats_waiting_pawns_promote_after_any_move() {
-    // Red's pawn b7xc8 takes Blue's only elephant: Red's pawn (no Red elephant) becomes an elephant on
-    // c8, and Blue's pawn waiting on h6 (an elephant picture on Blue's far edge) becomes one too.
-    let mut g = game(
-        opts(),
-        &format!("{KINGS} rP@b7 bE@c8 bP@h6 bE@a1"),
-        "r - 0,0,0,0 h6 0 0 - - - -",
-    );
-    // (Blue's elephant on a1 keeps h6 waiting in the set-up; Red takes the c8 one, then...)
-    roll(&mut g, 1, 2);
-    let events = mv(&mut g, 0, "b7", "c8");
-    assert!(events.contains(&Event::Promoted {
-        seat: Seat::Red,
-        at: sq("c8"),
-        to: Kind::Elephant
-    }));
-    assert_eq!(piece(&g, "h6"), p(Seat::Blue, Kind::Pawn));
-    // ... now Red's new elephant takes the a1 elephant? It stands on c8; instead check the other seat by
-    // a second position where Blue's last elephant is the one captured.
+    // Red's pawn b7xc8 takes Blue's only elephant. Red has no elephant, so its pawn becomes one on c8;
+    // Blue's pawn waiting on h6 (an elephant picture on Blue's far edge, file h) promotes in the same
+    // step, at the end of Red's move.
     let mut g = game(
         opts(),
         &format!("{KINGS} rP@b7 bE@c8 bP@h6"),
@@ -593,6 +577,15 @@ fn c14_every_seats_waiting_pawns_promote_after_any_move() {
             (Seat::Blue, sq("h6"), Kind::Elephant)
         ]
     );
+    // with another Blue elephant alive, Blue's pawn keeps waiting
+    let mut g = game(
+        opts(),
+        &format!("{KINGS} rP@b7 bE@c8 bP@h6 bE@a1"),
+        "r - 0,0,0,0 h6 0 0 - - - -",
+    );
+    roll(&mut g, 1, 2);
+    mv(&mut g, 0, "b7", "c8");
+    assert_eq!(piece(&g, "h6"), p(Seat::Blue, Kind::Pawn));
 }
 
 #[test]
@@ -873,29 +866,28 @@ fn c21_t5_chaturaji_ends_at_once_with_54() {
 
 #[test]
 fn c21_chaturaji_counts_the_most_recent_king() {
-    // Blue's first king fell to Yellow, but its re-crowned king fell to Red: it counts for Red.
+    // Blue's first king fell to Yellow (b<y). Blue's pawn g5-h5 is crowned on a king square; Red then
+    // takes that king and Green's: every other seat lost its most recent king to Red.
     let mut g = game(
         opts(),
-        "rK@e3 gK@f4 rP@a2 bP@b5 yP@h7 gP@g1",
-        "r - 0,0,0,0 - 0 0 - b<r,y<r - -",
+        "rK@g4 gK@g6 bP@g5 rP@a2 yP@h7 gP@c1",
+        "b - 0,0,0,0 - 0 0 - b<y,y<r - -",
     );
+    roll(&mut g, 1, 4);
+    mv(&mut g, 0, "g5", "h5");
+    assert_eq!(piece(&g, "h5"), p(Seat::Blue, Kind::King));
+    roll(&mut g, 2, 2); // Yellow has no boat: passes
+    roll(&mut g, 2, 2); // Green too
     roll(&mut g, 1, 1);
-    mv(&mut g, 0, "e3", "f4");
+    mv(&mut g, 0, "g4", "h5");
+    assert_eq!(g.position().king_captor(Seat::Blue), Some(Seat::Red));
+    assert!(g.outcome().is_none());
+    mv(&mut g, 1, "h5", "g6");
     assert_eq!(
         g.outcome().unwrap().reason,
         EndReason::Chaturaji { seat: Seat::Red }
     );
-    // the same chain played out: Blue's king re-crowned on d8? (Blue's king squares are h4/h5)
-    let mut g = game(
-        opts(),
-        "rK@g3 bK@h2 bP@h5 bP@g4 gK@c3 yK@f1 rP@a2",
-        "r - 0,0,0,0 h5 0 0 - b<y - -",
-    );
-    // Blue's king on h2 is its re-crowned king (first one taken by Yellow); Red takes it.
-    roll(&mut g, 1, 1);
-    mv(&mut g, 0, "g3", "h2");
-    assert_eq!(g.position().king_captor(Seat::Blue), Some(Seat::Red));
-    assert!(g.outcome().is_none());
+    assert_eq!(g.position().points()[0], 54);
 }
 
 // ---------- 8. end and ranking ----------
