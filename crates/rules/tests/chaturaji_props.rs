@@ -202,7 +202,7 @@ fn play(options: Options, first: Seat, seed: u64) -> Result<(Game, Vec<Action>),
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn random_games_keep_every_invariant_and_replay_identically(
