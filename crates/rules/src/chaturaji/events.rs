@@ -70,7 +70,10 @@ pub enum Event {
     },
 }
 
-const CAPACITY: usize = 48;
+/// Upper bound on one action's events: a move (1), its capture (1), throne points (1), a triumph (1) with
+/// up to six boats (6), Chaturaji (1), promotions (at most 16 pawns), the end of the turn (1), two
+/// resigned seats' passes (2) and the game over (1): 31.
+const CAPACITY: usize = 36;
 
 /// The events of one action (at most a few dozen: a move, its captures, a triumph, every promotion, the
 /// end of the turn, resigned seats' passes, the end of the game).

@@ -11,6 +11,14 @@ use crate::{OptionError, Seat};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// Whether some unused die in these views can be used.
+fn any_usable_view(views: Option<[DieView; 2]>) -> bool {
+    views.is_some_and(|dice| {
+        dice.iter()
+            .any(|d| d.state == DieState::Unused && d.unusable.is_none())
+    })
+}
+
 /// Turns without a capture that end the game (C.22.3: 12 rounds).
 pub const NO_CAPTURE_TURNS: u16 = 48;
 
@@ -463,13 +471,16 @@ impl Game {
             face,
             state: DieState::Unused,
         }));
-        events.push(Event::Rolled {
-            seat: self.pos.to_move,
-            dice: self.dice().expect("just thrown"),
-        });
+        let views = self.dice();
+        if let Some(dice) = views {
+            events.push(Event::Rolled {
+                seat: self.pos.to_move,
+                dice,
+            });
+        }
         // C.9: if neither die is usable the turn passes at once.
-        if !self.any_usable() {
-            self.end_turn(events);
+        if !any_usable_view(views) {
+            self.end_turn_with(views, events);
         }
         Ok(())
     }
@@ -513,8 +524,12 @@ impl Game {
         resolve_move(&mut self.pos, &self.options, seat, from, to, events);
         if let Some(reason) = self.pos.end {
             self.finish(reason, events);
-        } else if !self.any_usable() {
-            self.end_turn(events);
+        } else {
+            // The turn goes on while a remaining die is usable, judged now (9b).
+            let views = self.dice();
+            if !any_usable_view(views) {
+                self.end_turn_with(views, events);
+            }
         }
         Ok(())
     }
@@ -550,10 +565,15 @@ impl Game {
     /// Complete the current turn, check the end-of-turn ends (C.22.3–5), move to the next seat and pass
     /// every resigned seat's turn at once (C.23).
     fn end_turn(&mut self, events: &mut Applied) {
+        self.end_turn_with(self.dice(), events)
+    }
+
+    /// [`Game::end_turn`] with the final dice views already computed.
+    fn end_turn_with(&mut self, mut views: Option<[DieView; 2]>, events: &mut Applied) {
         loop {
             events.push(Event::TurnEnded {
                 seat: self.pos.to_move,
-                dice: self.dice(),
+                dice: views.take(),
             });
             self.pos.turn += 1;
             if self.pos.captured_this_turn {
