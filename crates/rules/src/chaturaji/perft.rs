@@ -8,7 +8,8 @@
 //!   became void does not make a different state).
 //! - A state where the game ended has no children: it counts as a leaf only if reached at the last turn.
 
-use super::game::{Action, Game, MoveList, Phase};
+use super::action::{Action, MoveList};
+use super::game::{Game, Phase};
 use super::position::Position;
 use std::collections::HashSet;
 
