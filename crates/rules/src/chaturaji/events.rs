@@ -75,7 +75,7 @@ pub enum Event {
 const INLINE: usize = 10;
 
 /// The events of one action, in order. Small, and allocation-free unless an action has more than
-/// [`INLINE`] events.
+/// ten events.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Applied {
     len: u8,

@@ -57,7 +57,7 @@
 //!
 //! Modules: [`board`] (bitboards, setup, move generation), [`dice`], [`options`], [`pipeline`] (the
 //! post-move pipeline of section 5), [`action`] (actions, refusals, the move buffer), [`game`] (turn flow), [`outcome`] (ends and ranking),
-//! [`notation`], [`perft`].
+//! [`notation`], [`mod@perft`].
 
 pub mod action;
 pub mod board;
