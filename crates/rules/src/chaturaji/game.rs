@@ -1,4 +1,4 @@
-//! A game: options plus position, the actions that drive it, and the turn flow (C.7–C.9, C.22, C.23).
+//! A game: options plus position, and the turn flow that actions drive (C.7–C.9, C.22, C.23).
 
 use super::action::{Action, IllegalAction, Move, MoveList};
 use super::dice::{Die, DieClass, DieState, DieView, Unusable};
