@@ -28,14 +28,6 @@ impl Bits {
         self.0[(sq >> 6) as usize] &= !(1 << (sq & 63));
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.0 == [0; 4]
-    }
-
-    pub fn count(&self) -> u32 {
-        self.0.iter().map(|w| w.count_ones()).sum()
-    }
-
     /// Squares in increasing index order.
     #[inline(always)]
     pub fn iter(&self) -> BitsIter {

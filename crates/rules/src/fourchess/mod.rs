@@ -8,23 +8,27 @@
 mod attacks;
 mod bits;
 mod fen4;
+mod game;
 mod geometry;
 mod movegen;
 mod moves;
 mod options;
 mod outcome;
 mod perft;
+mod pgn4;
 mod piece;
 mod position;
 mod state;
 mod zobrist;
 
 pub use fen4::{Fen4Error, Setup, parse_fen4, to_fen4};
+pub use game::{Action, Applied, Game, IllegalAction, NewGameError};
 pub use geometry::{BadSquare, Square};
 pub use moves::{BadMoveText, Move, MoveText};
 pub use options::{Mode, Options};
 pub use outcome::{EndReason, Outcome, Standing};
 pub use perft::{perft, perft_divide};
+pub use pgn4::{Pgn4Error, export_pgn4, import_pgn4};
 pub use piece::{Kind, Owner, Piece};
 pub use position::Position;
 pub use state::{Capture, ElimCause, Elimination, MoveReport};

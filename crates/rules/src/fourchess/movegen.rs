@@ -14,7 +14,7 @@ use super::geometry::{
 use super::moves::{CASTLE_LONG, CASTLE_SHORT, DOUBLE_PUSH, EN_PASSANT, Move};
 use super::options::Mode;
 use super::piece::{
-    BISHOP, EMPTY, GREY, KING, KNIGHT, ONE_POINT_QUEEN, PAWN, QUEEN, ROOK, kind_of, owner_of,
+    BISHOP, EMPTY, KING, KNIGHT, ONE_POINT_QUEEN, PAWN, QUEEN, ROOK, kind_of, owner_of,
 };
 use super::position::Position;
 
@@ -32,7 +32,7 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut Vec<Move>) {
     }
     let board = &pos.board;
     let owners = pos.attackers_of(me);
-    let capturable = owners | 1 << GREY;
+    let capturable = pos.capturable_by(me);
     let teams = pos.mode == Mode::Teams;
     let king = pos.kings[me as usize];
     let safety = (king != 0).then(|| KingSafety::compute(board, king, seat, owners));

@@ -327,17 +327,9 @@ impl Position {
         self.hash ^= KEYS.eliminated[s];
     }
 
-    /// Marks `seat` eliminated without touching pieces (FEN4 parsing, where its pieces are already grey).
-    pub(crate) fn set_eliminated_flag(&mut self, seat: Seat) {
-        let s = seat.index();
-        if self.out & (1 << s) == 0 {
-            self.out |= 1 << s;
-            self.hash ^= KEYS.eliminated[s];
-        }
-    }
-
-    /// Recomputes the Zobrist key from scratch (tests check the incremental one against it).
-    pub(crate) fn computed_hash(&self) -> u64 {
+    /// The repetition key computed from scratch; always equal to [`Position::key`], which is kept up to
+    /// date move by move (tests check one against the other).
+    pub fn key_from_scratch(&self) -> u64 {
         let mut h = KEYS.to_move[self.to_move.index()] ^ KEYS.castling[self.castling as usize];
         for sq in Square::all() {
             let code = self.board[sq.index()];

@@ -63,8 +63,6 @@ pub struct MoveReport {
     pub mated: Vec<Seat>,
     /// Points the mover earned with this move (captures, mates, check bonus).
     pub points: u32,
-    /// Eliminations this move caused, in order, including later players stalemated on their turn.
-    pub eliminations: Vec<Elimination>,
 }
 
 /// Position plus points and a rules end; always *settled*: the game is over or the side to move has a
@@ -107,12 +105,9 @@ impl State {
         (state, eliminations)
     }
 
-    pub fn mode(&self) -> Mode {
-        self.pos.mode
-    }
-
-    /// Plays a legal move of the side to move.
-    pub fn play(&mut self, m: Move) -> MoveReport {
+    /// Plays a legal move of the side to move; returns what it did and the eliminations it caused, in
+    /// order (including later players stalemated on their turn).
+    pub fn play(&mut self, m: Move) -> (MoveReport, Vec<Elimination>) {
         let me = self.pos.to_move;
         let mode = self.pos.mode;
         let piece = Kind::from_code(self.pos.board[m.from as usize]);
@@ -128,8 +123,8 @@ impl State {
             check_bonus: 0,
             mated: Vec::new(),
             points: 0,
-            eliminations: Vec::new(),
         };
+        let mut eliminations = Vec::new();
         let mut king_victim = None;
         for (sq, code) in removed.pieces {
             if code == 0 {
@@ -160,17 +155,17 @@ impl State {
                         by: me,
                         king_of: victim,
                     });
-                    return report;
+                    return (report, eliminations);
                 }
                 let mut mated = Vec::new();
-                self.settle(&mut report.eliminations, &mut mated);
+                self.settle(&mut eliminations, &mut mated);
                 report.mated = mated;
             }
             Mode::Ffa => {
                 if let Some(victim) = king_victim {
                     // F.17: 20 points (counted above), the owner is out.
                     self.pos.eliminate(victim);
-                    report.eliminations.push(Elimination {
+                    eliminations.push(Elimination {
                         seat: victim,
                         cause: ElimCause::KingCaptured,
                         points: Kind::King.points(),
@@ -195,7 +190,7 @@ impl State {
                 report.points += report.check_bonus + 20 * mated.len() as u32;
                 for &q in &mated {
                     self.pos.eliminate(q);
-                    report.eliminations.push(Elimination {
+                    eliminations.push(Elimination {
                         seat: q,
                         cause: ElimCause::Checkmate,
                         points: 20,
@@ -206,10 +201,10 @@ impl State {
                 let next = self.pos.next_live_after(me);
                 self.pos.set_to_move(next);
                 self.ffa_end_check();
-                self.settle(&mut report.eliminations, &mut Vec::new());
+                self.settle(&mut eliminations, &mut Vec::new());
             }
         }
-        report
+        (report, eliminations)
     }
 
     /// Live opponents' kings attacked by `seat`'s pieces, and whether every attacker is a queen.
