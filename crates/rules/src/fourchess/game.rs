@@ -122,18 +122,25 @@ impl Game {
     pub fn new(options: Options, first: Seat) -> Result<Game, Vec<OptionError>> {
         options.validate()?;
         let setup = Setup::start(options.mode, first);
-        Ok(Game::from_setup(options, first, setup))
+        Ok(Game::start_from(options, first, setup))
     }
 
     /// A game from a FEN4 position (the mode comes from `options`).
     pub fn from_fen4(options: Options, fen4: &str) -> Result<Game, NewGameError> {
         options.validate().map_err(NewGameError::Options)?;
         let setup = parse_fen4(fen4, options.mode)?;
-        let first = setup.position.to_move();
-        Ok(Game::from_setup(options, first, setup))
+        Ok(Game::from_setup(options, setup).map_err(NewGameError::Options)?)
     }
 
-    fn from_setup(options: Options, first: Seat, setup: Setup) -> Game {
+    /// A game from a prepared position; the mode comes from `options`.
+    pub fn from_setup(options: Options, mut setup: Setup) -> Result<Game, Vec<OptionError>> {
+        options.validate()?;
+        setup.position.mode = options.mode;
+        let first = setup.position.to_move();
+        Ok(Game::start_from(options, first, setup))
+    }
+
+    fn start_from(options: Options, first: Seat, setup: Setup) -> Game {
         let (state, _) = State::new(&setup);
         let mut game = Game {
             options,

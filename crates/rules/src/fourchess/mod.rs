@@ -18,14 +18,18 @@ mod perft;
 mod pgn4;
 mod piece;
 mod position;
+#[cfg(test)]
+mod reference;
 mod state;
+#[cfg(test)]
+mod tests;
 mod zobrist;
 
 pub use fen4::{Fen4Error, Setup, parse_fen4, to_fen4};
 pub use game::{Action, Applied, Game, IllegalAction, NewGameError};
 pub use geometry::{BadSquare, Square};
 pub use moves::{BadMoveText, Move, MoveText};
-pub use options::{Mode, Options};
+pub use options::{Mode, Options, RawLimit, RawOptions};
 pub use outcome::{EndReason, Outcome, Standing};
 pub use perft::{perft, perft_divide};
 pub use pgn4::{Pgn4Error, export_pgn4, import_pgn4};

@@ -95,7 +95,7 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut Vec<Move>) {
                             t1,
                             0,
                             teams,
-                            progress(me, t1) >= promotion_progress,
+                            progress(me, t1) == promotion_progress,
                         );
                     }
                     let t2 = step(t1, fwd);
@@ -107,7 +107,7 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut Vec<Move>) {
                 for c in pawn_captures(me) {
                     let t = step(from, c);
                     let p = board[t as usize];
-                    let promotes = progress(me, t) >= promotion_progress;
+                    let promotes = progress(me, t) == promotion_progress;
                     if ep_squares.has(t) && (p == EMPTY || owned_by(p, capturable)) {
                         // F.6: en passant, and the double capture when a capturable piece stands on M.
                         let candidate = Move::new(from, t, 0, EN_PASSANT);
