@@ -820,7 +820,8 @@ fn f19_capture_points_follow_the_table() {
 fn f19_check_bonuses_for_two_and_three_kings() {
     let three = [("e1", "rK"), ("a7", "bK"), ("h14", "yK"), ("n7", "gK")];
     let two = [("e1", "rK"), ("a7", "bK"), ("g14", "yK"), ("n7", "gK")];
-    let cases: [(&[(&str, &str)], (&str, &str), &str, u32); 4] = [
+    type Case<'a> = (&'a [(&'a str, &'a str)], (&'a str, &'a str), &'a str, u32);
+    let cases: [Case; 4] = [
         (&three, ("h3", "rR"), "h3-h7", 20),
         (&three, ("d3", "rQ"), "d3-h7", 5),
         (&two, ("h3", "rR"), "h3-h7", 5),

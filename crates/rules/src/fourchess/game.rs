@@ -129,7 +129,7 @@ impl Game {
     pub fn from_fen4(options: Options, fen4: &str) -> Result<Game, NewGameError> {
         options.validate().map_err(NewGameError::Options)?;
         let setup = parse_fen4(fen4, options.mode)?;
-        Ok(Game::from_setup(options, setup).map_err(NewGameError::Options)?)
+        Game::from_setup(options, setup).map_err(NewGameError::Options)
     }
 
     /// A game from a prepared position; the mode comes from `options`.
@@ -239,7 +239,8 @@ impl Game {
                     promotion,
                 };
                 let m = self.find_move(text)?;
-                self.play(action, m)
+                // Record the move as resolved (e.g. an FFA promotion sent without a piece is `=D`).
+                self.play(Action::from(m), m)
             }
             Action::Resign { seat } => {
                 if self.state.pos.is_eliminated(seat) {

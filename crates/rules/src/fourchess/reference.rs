@@ -11,6 +11,15 @@ use super::options::Mode;
 use super::piece::{Kind, Owner, Piece};
 use super::position::Position;
 
+/// King from, king to, rook from, rook to, squares that must be empty.
+type Castle = (
+    (i32, i32),
+    (i32, i32),
+    (i32, i32),
+    (i32, i32),
+    &'static [(i32, i32)],
+);
+
 fn at(pos: &Position, file: i32, rank: i32) -> Option<Option<Piece>> {
     if !(0..14).contains(&file) || !(0..14).contains(&rank) {
         return None;
@@ -240,13 +249,7 @@ pub(crate) fn naive_legal_moves(pos: &Position) -> Vec<Move> {
         }
     }
     // Castling, straight from the F.7 table.
-    let table: [[(
-        (i32, i32),
-        (i32, i32),
-        (i32, i32),
-        (i32, i32),
-        &[(i32, i32)],
-    ); 2]; 4] = [
+    let table: [[Castle; 2]; 4] = [
         [
             ((7, 0), (9, 0), (10, 0), (8, 0), &[(8, 0), (9, 0)]),
             ((7, 0), (5, 0), (3, 0), (6, 0), &[(4, 0), (5, 0), (6, 0)]),

@@ -121,7 +121,7 @@ fn random_games(mode: Mode, games: u64, max_plies: usize, from: Option<&[(&str, 
             let mut m = moves[rng.below(moves.len())];
             for _ in 0..8 {
                 let target = game.position().piece_at(m.to());
-                if !target.is_some_and(|p| p.kind == super::piece::Kind::King) {
+                if target.is_none_or(|p| p.kind != super::piece::Kind::King) {
                     break;
                 }
                 m = moves[rng.below(moves.len())];
