@@ -1093,18 +1093,21 @@ fn f26_move_limit_ends_teams_in_a_draw_and_ffa_by_points() {
 
 #[test]
 fn f27_draws_and_shared_places_sit_between_win_and_loss() {
-    // A Teams draw puts everyone on place 1 (between 1 for the winners and 3 for the losers of a decided
-    // game); the rating crate reads places.
+    // A Teams draw puts everyone on place 1; for ratings a shared place scores half-way (0.5).
     let game = stalemate_net(Mode::Teams);
-    assert_eq!(
-        game.outcome().unwrap().standings.map(|s| s.place),
-        [1, 1, 1, 1]
-    );
+    let draw = game.outcome().unwrap();
+    assert_eq!(draw.standings.map(|s| s.place), [1, 1, 1, 1]);
+    assert_eq!(draw.score_against(Seat::Red, Seat::Blue), 0.5);
     let mut lost = Game::new(Options::default(), Seat::Red).unwrap();
     lost.apply(Action::Resign { seat: Seat::Red }).unwrap();
+    let decided = lost.outcome().unwrap();
+    assert_eq!(decided.standings.map(|s| s.place), [3, 1, 3, 1]);
+    assert_eq!(decided.score_against(Seat::Blue, Seat::Red), 1.0);
+    assert_eq!(decided.score_against(Seat::Red, Seat::Blue), 0.0);
     assert_eq!(
-        lost.outcome().unwrap().standings.map(|s| s.place),
-        [3, 1, 3, 1]
+        decided.score_against(Seat::Blue, Seat::Green),
+        0.5,
+        "partners share their place"
     );
 }
 
