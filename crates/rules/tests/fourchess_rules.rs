@@ -1154,6 +1154,12 @@ fn options_defaults_wire_names_and_validation_lists_every_problem() {
 fn illegal_actions_change_nothing_and_say_why() {
     let mut game = Game::new(Options::default(), Seat::Red).unwrap();
     let before = game.clone();
+    let err = game.apply_for(Seat::Blue, act("b7-c7")).unwrap_err();
+    assert_eq!(err.code(), "not_your_turn");
+    let err = game
+        .apply_for(Seat::Blue, Action::Resign { seat: Seat::Red })
+        .unwrap_err();
+    assert_eq!(err.code(), "not_your_turn", "only one's own resignation");
     assert_eq!(game.apply(act("h2-h5")).unwrap_err().code(), "illegal_move");
     assert_eq!(
         game.apply(act("b7-c7")).unwrap_err().code(),

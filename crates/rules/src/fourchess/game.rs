@@ -222,7 +222,28 @@ impl Game {
         self.legal_moves().into_iter().map(Action::from).collect()
     }
 
-    /// Applies an action; an illegal one changes nothing.
+    /// Applies an action sent by `seat`: a move is refused unless `seat` is to act; a resignation must
+    /// be `seat`'s own. Use this where actions come from players; [`Game::apply`] trusts the caller.
+    pub fn apply_for(&mut self, seat: Seat, action: Action) -> Result<Applied, IllegalAction> {
+        if self.outcome.is_some() {
+            return Err(IllegalAction::GameOver);
+        }
+        let to_act = self.state.pos.to_move();
+        match action {
+            Action::Move { .. } if seat != to_act => {
+                Err(IllegalAction::NotYourTurn { seat, to_act })
+            }
+            Action::Resign { seat: resigning } if resigning != seat => {
+                Err(IllegalAction::NotYourTurn {
+                    seat,
+                    to_act: resigning,
+                })
+            }
+            _ => self.apply(action),
+        }
+    }
+
+    /// Applies an action (a move is the seat to act's); an illegal one changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<Applied, IllegalAction> {
         if self.outcome.is_some() {
             return Err(IllegalAction::GameOver);
