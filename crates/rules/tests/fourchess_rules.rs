@@ -1159,7 +1159,7 @@ fn illegal_actions_change_nothing_and_say_why() {
     let err = game
         .apply_for(Seat::Blue, Action::Resign { seat: Seat::Red })
         .unwrap_err();
-    assert_eq!(err.code(), "not_your_turn", "only one's own resignation");
+    assert_eq!(err.code(), "not_your_seat", "only one's own resignation");
     assert_eq!(game.apply(act("h2-h5")).unwrap_err().code(), "illegal_move");
     assert_eq!(
         game.apply(act("b7-c7")).unwrap_err().code(),

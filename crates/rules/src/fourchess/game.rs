@@ -59,6 +59,8 @@ pub enum IllegalAction {
     PromotionRequired(MoveText),
     #[error("{0} is out of the game")]
     SeatOut(Seat),
+    #[error("{seat} may not resign for {other}")]
+    NotYourSeat { seat: Seat, other: Seat },
 }
 
 impl IllegalAction {
@@ -70,6 +72,7 @@ impl IllegalAction {
             IllegalAction::IllegalMove(_) => "illegal_move",
             IllegalAction::PromotionRequired(_) => "promotion_required",
             IllegalAction::SeatOut(_) => "seat_out",
+            IllegalAction::NotYourSeat { .. } => "not_your_seat",
         }
     }
 }
@@ -233,11 +236,8 @@ impl Game {
             Action::Move { .. } if seat != to_act => {
                 Err(IllegalAction::NotYourTurn { seat, to_act })
             }
-            Action::Resign { seat: resigning } if resigning != seat => {
-                Err(IllegalAction::NotYourTurn {
-                    seat,
-                    to_act: resigning,
-                })
+            Action::Resign { seat: other } if other != seat => {
+                Err(IllegalAction::NotYourSeat { seat, other })
             }
             _ => self.apply(action),
         }
