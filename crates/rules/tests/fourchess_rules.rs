@@ -472,6 +472,16 @@ fn f8_ffa_promotion_on_the_middle_rank_to_a_one_point_queen() {
         &pieces_with_kings(&[("e7", "rP"), ("d11", "bR")]),
     );
     assert_eq!(moves_from(&game, "e7"), vec!["e7-e8=D".to_owned()]);
+    let mut asked_queen = game.clone();
+    asked_queen.apply(act("e7-e8=Q")).unwrap();
+    assert_eq!(
+        asked_queen.position().piece_at(sq("e8")),
+        piece(Seat::Red, Kind::OnePointQueen)
+    );
+    assert_eq!(
+        game.clone().apply(act("e7-e8=R")).unwrap_err().code(),
+        "illegal_move"
+    );
     play(&mut game, &["e7-e8"]);
     assert_eq!(
         game.position().piece_at(sq("e8")),

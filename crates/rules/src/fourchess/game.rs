@@ -18,8 +18,8 @@ use super::state::{ElimCause, Elimination, MoveReport, State};
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Move a piece; castling is the king's two-square move, en passant the pawn's diagonal move.
-    /// `promotion` is required when a Teams pawn promotes (Q, R, B or N); in FFA it may be omitted or
-    /// `one_point_queen`.
+    /// `promotion` is required when a Teams pawn promotes (Q, R, B or N); in FFA it may be omitted, and
+    /// `queen` or `one_point_queen` both mean the one-point queen.
     Move {
         from: super::geometry::Square,
         to: super::geometry::Square,
@@ -283,7 +283,12 @@ impl Game {
         if candidates.is_empty() {
             return Err(IllegalAction::IllegalMove(text));
         }
-        match text.promotion {
+        // F.8 FFA: the only promotion is the one-point queen; a plain "queen" means it.
+        let promotion = match (self.options.mode, text.promotion) {
+            (Mode::Ffa, Some(Kind::Queen)) => Some(Kind::OnePointQueen),
+            (_, asked) => asked,
+        };
+        match promotion {
             Some(kind) => candidates
                 .into_iter()
                 .find(|m| m.promotion() == Some(kind))
