@@ -15,7 +15,7 @@ async fn every_error_code_and_the_connection_carries_on() {
     let addr = start(test_config()).await;
     let (room, host_token) = create_room(
         addr,
-        json!({"game": "chaturaji", "options": {"round_limit": 1}}),
+        json!({"game": "chaturaji", "options": {"round_limit": 5}}),
     )
     .await;
     let (_, red) = join_seat(addr, &room, "Ann").await;
@@ -81,7 +81,8 @@ async fn every_error_code_and_the_connection_carries_on() {
         .await;
     expect_error(r, "bad_message", Some(5)).await;
 
-    // Resigning twice is refused by the rules; after the round limit the game is over.
+    // Resigning twice is refused by the rules (both humans are never both passed over before
+    // they resign: the round limit is far enough); after the round limit the game is over.
     r.send(json!({"t": "resign", "ack": 6})).await;
     let ack = r.until(|m| m["t"] == "ack").await;
     assert_eq!(ack["ack"], 6);
