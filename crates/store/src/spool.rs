@@ -17,6 +17,9 @@ use crate::{LogEntry, StoreError};
 pub struct Spool {
     path: PathBuf,
     file: tokio::fs::File,
+    /// Length of the well-formed content: a failed write is cut back to it, so that a half-written
+    /// batch (never acknowledged) cannot end up in the middle of the file.
+    len: u64,
     pending: VecDeque<LogEntry>,
 }
 
@@ -55,6 +58,7 @@ impl Spool {
         Ok(Spool {
             path: path.to_owned(),
             file,
+            len: good_len as u64,
             pending,
         })
     }
@@ -83,11 +87,19 @@ impl Spool {
             serde_json::to_writer(&mut buf, e)?;
             buf.push(b'\n');
         }
-        self.file.write_all(&buf).await?;
-        self.file.flush().await?;
-        self.file.sync_data().await?;
+        if let Err(e) = self.write_durably(&buf).await {
+            let _ = self.file.set_len(self.len).await;
+            return Err(e.into());
+        }
+        self.len += buf.len() as u64;
         self.pending.extend(entries.iter().cloned());
         Ok(())
+    }
+
+    async fn write_durably(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(buf).await?;
+        self.file.flush().await?;
+        self.file.sync_data().await
     }
 
     /// Forgets the oldest `n` entries in memory (they reached the database). The file keeps them until
@@ -101,6 +113,7 @@ impl Spool {
         debug_assert!(self.pending.is_empty());
         self.file.set_len(0).await?;
         self.file.sync_all().await?;
+        self.len = 0;
         Ok(())
     }
 }

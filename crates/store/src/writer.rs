@@ -234,7 +234,7 @@ impl Task {
             }
             self.handle(batch).await;
         }
-        // Every handle is gone. A spool that is still not empty stays on disk for the next start.
+        // Every handle is gone: one last attempt to drain; what remains stays on disk for the next start.
         if !self.spool.is_empty() {
             self.drain().await;
         }
@@ -309,6 +309,12 @@ impl Task {
                         .reply
                         .send(Err(AppendError::Unavailable(format!("spool: {e}"))));
                 }
+                // Nothing was acknowledged; the next batch tries the database again.
+                self.health.send_modify(|h| {
+                    h.ready = false;
+                    h.last_error = Some(format!("spool: {e}"));
+                });
+                return;
             }
         }
         if was_empty && !self.spool.is_empty() {
@@ -392,7 +398,9 @@ impl Task {
     }
 
     fn committed(&self, entries: usize) {
+        // Only called while the spool is empty: the database takes writes again.
         self.health.send_modify(|h| {
+            h.ready = true;
             h.committed_batches += 1;
             h.committed_entries += entries as u64;
         });

@@ -122,7 +122,7 @@ async fn pg_outage_acknowledges_from_the_spool_and_drains_in_order() {
         "nothing reached the database"
     );
 
-    proxy.restore();
+    proxy.restore().await;
     wait_ready(&writer).await;
     let health = writer.health();
     assert_eq!(
@@ -179,7 +179,7 @@ async fn pg_crash_during_an_outage_loses_nothing() {
     assert_eq!(health.spooled, 10);
     assert_eq!(writer.append(entry("r1", 11)).await, Ok(Durable::Spool));
 
-    proxy.restore();
+    proxy.restore().await;
     wait_ready(&writer).await;
     assert_eq!(writer.health().lost_on_drain, 0);
     let log = direct.load_log("r1", 1).await.unwrap();
@@ -188,6 +188,39 @@ async fn pg_crash_during_an_outage_loses_nothing() {
         (1..=11).map(|seq| entry("r1", seq)).collect::<Vec<_>>()
     );
     assert_eq!(spool_lines(&spool).await, 0);
+
+    drop(writer);
+    proxied.close().await;
+    direct.close().await;
+    db.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_silent_network_cut_times_out_into_the_spool() {
+    let Some((db, direct, proxy, proxied)) = setup().await else {
+        return;
+    };
+    direct.create_room(&new_room("r1")).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = WriterConfig {
+        write_timeout: Duration::from_millis(700),
+        ..writer_config(dir.path().join("spool.jsonl"))
+    };
+    let (writer, _task) = LogWriter::start(proxied.clone(), config).await.unwrap();
+    assert_eq!(writer.append(entry("r1", 1)).await, Ok(Durable::Database));
+
+    // Packets vanish: no error ever comes back, only the write timeout notices.
+    proxy.stall();
+    let acked = tokio::time::timeout(Duration::from_secs(10), writer.append(entry("r1", 2)))
+        .await
+        .expect("a stalled database must not stall the game");
+    assert_eq!(acked, Ok(Durable::Spool));
+    assert!(!writer.is_ready());
+
+    proxy.restore().await;
+    wait_ready(&writer).await;
+    let log = direct.load_log("r1", 1).await.unwrap();
+    assert_eq!(log, vec![entry("r1", 1), entry("r1", 2)]);
 
     drop(writer);
     proxied.close().await;

@@ -5,7 +5,6 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use sqlx::Connection;
 use store::{OpenOptions, Store};
@@ -122,61 +121,99 @@ macro_rules! for_both_backends {
     };
 }
 
-/// A TCP proxy in front of a real server. `cut()` drops every open connection and refuses new ones
-/// (they are accepted and closed at once); `restore()` lets connections through again.
+/// A TCP proxy in front of a real server.
+/// - `cut()` drops every open connection and refuses new ones (accepted and closed at once): the
+///   database is plainly unreachable.
+/// - `stall()` keeps every connection open but forwards nothing, and holds new ones the same way: a
+///   silent network cut, where nothing errors and only timeouts help.
+/// - `restore()` ends both (stalled connections are dropped) and lets connections through again.
 #[derive(Debug)]
 pub struct Proxy {
     pub port: u16,
-    cut: Arc<AtomicBool>,
+    mode: Arc<tokio::sync::watch::Sender<Mode>>,
     links: Arc<Mutex<Vec<JoinHandle<()>>>>,
     acceptor: JoinHandle<()>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Open,
+    Cut,
+    Stalled,
 }
 
 impl Proxy {
     pub async fn start(upstream: String) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        let cut = Arc::new(AtomicBool::new(false));
+        let mode = Arc::new(tokio::sync::watch::channel(Mode::Open).0);
         let links: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
         let acceptor = {
-            let cut = cut.clone();
+            let mode = mode.clone();
             let links = links.clone();
             tokio::spawn(async move {
                 loop {
                     let Ok((mut client, _)) = listener.accept().await else {
                         continue;
                     };
-                    if cut.load(Ordering::SeqCst) {
-                        drop(client);
-                        continue;
-                    }
-                    let upstream = upstream.clone();
-                    let link = tokio::spawn(async move {
-                        if let Ok(mut server) = TcpStream::connect(&upstream).await {
-                            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    let mut watch = mode.subscribe();
+                    let current = *watch.borrow_and_update();
+                    let link = match current {
+                        Mode::Cut => {
+                            drop(client);
+                            continue;
                         }
-                    });
+                        Mode::Stalled => tokio::spawn(async move {
+                            let _held = client;
+                            std::future::pending::<()>().await;
+                        }),
+                        Mode::Open => {
+                            let upstream = upstream.clone();
+                            tokio::spawn(async move {
+                                let Ok(mut server) = TcpStream::connect(&upstream).await else {
+                                    return;
+                                };
+                                let stalled = tokio::select! {
+                                    _ = tokio::io::copy_bidirectional(&mut client, &mut server) => false,
+                                    r = watch.wait_for(|m| *m == Mode::Stalled) => r.is_ok(),
+                                };
+                                if stalled {
+                                    // Keep both sockets open and silent until restored.
+                                    std::future::pending::<()>().await;
+                                }
+                            })
+                        }
+                    };
                     links.lock().await.push(link);
                 }
             })
         };
         Proxy {
             port,
-            cut,
+            mode,
             links,
             acceptor,
         }
     }
 
-    pub async fn cut(&self) {
-        self.cut.store(true, Ordering::SeqCst);
+    async fn drop_links(&self) {
         for link in self.links.lock().await.drain(..) {
             link.abort();
         }
     }
 
-    pub fn restore(&self) {
-        self.cut.store(false, Ordering::SeqCst);
+    pub async fn cut(&self) {
+        self.mode.send_replace(Mode::Cut);
+        self.drop_links().await;
+    }
+
+    pub fn stall(&self) {
+        self.mode.send_replace(Mode::Stalled);
+    }
+
+    pub async fn restore(&self) {
+        self.mode.send_replace(Mode::Open);
+        self.drop_links().await;
     }
 }
 
