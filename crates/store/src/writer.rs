@@ -297,11 +297,7 @@ impl Task {
         let was_empty = self.spool.is_empty();
         let entries: Vec<LogEntry> = batch.iter().map(|r| r.entry.clone()).collect();
         match self.spool.push(&entries).await {
-            Ok(()) => {
-                for req in batch {
-                    let _ = req.reply.send(Ok(Durable::Spool));
-                }
-            }
+            Ok(()) => {}
             Err(e) => {
                 tracing::error!(error = %e, "log writer: database and spool both unavailable");
                 for req in batch {
@@ -334,6 +330,10 @@ impl Task {
                 h.last_error = why;
             }
         });
+        // Acknowledge last, so that whoever sees the acknowledgement also sees the outage.
+        for req in batch {
+            let _ = req.reply.send(Ok(Durable::Spool));
+        }
     }
 
     /// Moves the spool into the database, oldest first, a batch per transaction. Stops at the first
