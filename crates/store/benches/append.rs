@@ -27,8 +27,16 @@ fn entry(room: usize, seq: i64) -> LogEntry {
     }
 }
 
-/// Runs `rooms` concurrent rooms appending `actions` entries each through `append`; returns seconds.
-async fn run_rooms<F, Fut>(rooms: usize, actions: i64, append: F) -> f64
+/// What one run measured.
+struct Run {
+    secs: f64,
+    /// Acknowledgement latency percentiles in milliseconds (p50, p99).
+    p50_ms: f64,
+    p99_ms: f64,
+}
+
+/// Runs `rooms` concurrent rooms appending `actions` entries each through `append`.
+async fn run_rooms<F, Fut>(rooms: usize, actions: i64, append: F) -> Run
 where
     F: Fn(LogEntry) -> Fut + Clone + Send + 'static,
     Fut: std::future::Future<Output = ()> + Send,
@@ -38,21 +46,42 @@ where
         .map(|r| {
             let append = append.clone();
             tokio::spawn(async move {
+                let mut latencies = Vec::with_capacity(actions as usize);
                 for seq in 1..=actions {
+                    let sent = Instant::now();
                     append(entry(r, seq)).await;
+                    latencies.push(sent.elapsed().as_secs_f64() * 1000.0);
                 }
+                latencies
             })
         })
         .collect();
+    let mut latencies = Vec::new();
     for t in tasks {
-        t.await.unwrap();
+        latencies.extend(t.await.unwrap());
     }
-    start.elapsed().as_secs_f64()
+    let secs = start.elapsed().as_secs_f64();
+    latencies.sort_by(f64::total_cmp);
+    let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p) as usize];
+    Run {
+        secs,
+        p50_ms: pct(0.50),
+        p99_ms: pct(0.99),
+    }
+}
+
+fn report(name: &str, mode: &str, rooms: usize, actions: i64, run: &Run, per_tx: f64) {
+    let total = rooms as f64 * actions as f64;
+    println!(
+        "{name:<8} | {mode:<26} | {rooms:>5} rooms x {actions:>3} | {:>6.2} s | {:>7.0} actions/s | p50 {:>7.1} ms | p99 {:>7.1} ms | {per_tx:>6.1} entries/tx",
+        run.secs,
+        total / run.secs,
+        run.p50_ms,
+        run.p99_ms,
+    );
 }
 
 async fn bench_backend(name: &str, db: common::TestDb, rooms: usize, actions: i64) {
-    let total = rooms as f64 * actions as f64;
-
     // Group commit.
     let store = db.open().await;
     create_rooms(&store, 0, rooms).await;
@@ -64,16 +93,20 @@ async fn bench_backend(name: &str, db: common::TestDb, rooms: usize, actions: i6
     .await
     .unwrap();
     let w = writer.clone();
-    let secs = run_rooms(rooms, actions, move |e| {
+    let run = run_rooms(rooms, actions, move |e| {
         let w = w.clone();
         async move { assert_eq!(w.append(e).await, Ok(Durable::Database)) }
     })
     .await;
     let h = writer.health();
-    println!(
-        "{name:<8} | group commit (LogWriter)  | {rooms:>5} rooms x {actions:>3} | {secs:>7.2} s | {:>9.0} actions/s | {:>6.1} entries/tx",
-        total / secs,
-        h.committed_entries as f64 / h.committed_batches.max(1) as f64
+    let per_tx = h.committed_entries as f64 / h.committed_batches.max(1) as f64;
+    report(
+        name,
+        "group commit (LogWriter)",
+        rooms,
+        actions,
+        &run,
+        per_tx,
     );
     drop(writer);
     task.await.unwrap();
@@ -82,7 +115,7 @@ async fn bench_backend(name: &str, db: common::TestDb, rooms: usize, actions: i6
     let s = store.clone();
     let offset = rooms;
     create_rooms(&store, offset, rooms).await;
-    let secs = run_rooms(rooms, actions, move |mut e| {
+    let run = run_rooms(rooms, actions, move |mut e| {
         let s = s.clone();
         async move {
             let r: usize = e.room_id[5..].parse().unwrap();
@@ -91,9 +124,13 @@ async fn bench_backend(name: &str, db: common::TestDb, rooms: usize, actions: i6
         }
     })
     .await;
-    println!(
-        "{name:<8} | one transaction per action | {rooms:>5} rooms x {actions:>3} | {secs:>7.2} s | {:>9.0} actions/s |    1.0 entries/tx",
-        total / secs
+    report(
+        name,
+        "one transaction per action",
+        rooms,
+        actions,
+        &run,
+        1.0,
     );
     store.close().await;
     db.cleanup().await;
@@ -124,7 +161,8 @@ fn main() {
         .unwrap();
     rt.block_on(async {
         println!(
-            "backend  | mode                       | load                | time      | throughput           | batch"
+            "{rooms} rooms, each appending {actions} actions one after another (waiting for each ack); \
+             8 pooled connections; SQLite WAL synchronous=FULL; PostgreSQL on 127.0.0.1"
         );
         bench_backend("sqlite", common::TestDb::sqlite(), rooms, actions).await;
         match common::TestDb::postgres().await {
