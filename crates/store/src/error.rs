@@ -19,6 +19,8 @@ pub enum StoreError {
     InvalidName(&'static str),
     #[error("invalid game result: {0}")]
     InvalidResult(#[from] rating::ResultError),
+    #[error("room {room_id} already has a finished game number {game_no} under another id")]
+    GameNumberTaken { room_id: String, game_no: i32 },
     #[error("stored value is invalid: {0}")]
     Corrupt(String),
 }

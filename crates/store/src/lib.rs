@@ -62,7 +62,9 @@ impl Default for OpenOptions {
     fn default() -> Self {
         OpenOptions {
             max_connections: 8,
-            acquire_timeout: Duration::from_secs(3),
+            // Generous: a loaded machine can take seconds to open a connection. The log writer has
+            // its own, shorter write timeout to notice outages.
+            acquire_timeout: Duration::from_secs(10),
         }
     }
 }

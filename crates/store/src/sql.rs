@@ -430,7 +430,7 @@ macro_rules! impl_store {
                     "INSERT INTO games (id, room_id, game_no, pool, rated, options, first_seat, \
                      dice_commit, revealed_seed, result, standings, record, finished_at) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
-                     ON CONFLICT (id) DO NOTHING RETURNING id",
+                     ON CONFLICT DO NOTHING RETURNING id",
                 )
                 .bind(&game.id)
                 .bind(&game.room_id)
@@ -448,8 +448,22 @@ macro_rules! impl_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 if inserted.is_none() {
+                    // No target on ON CONFLICT: with a target, PostgreSQL can still raise a unique
+                    // violation on the other unique index (room, game number) when two identical
+                    // calls race. Tell the two conflicts apart here instead.
+                    let same_id: Option<String> =
+                        sqlx::query_scalar("SELECT id FROM games WHERE id = $1")
+                            .bind(&game.id)
+                            .fetch_optional(&mut *tx)
+                            .await?;
                     tx.rollback().await?;
-                    return Ok(Recorded::AlreadyRecorded);
+                    return match same_id {
+                        Some(_) => Ok(Recorded::AlreadyRecorded),
+                        None => Err(StoreError::GameNumberTaken {
+                            room_id: game.room_id.clone(),
+                            game_no: game.game_no,
+                        }),
+                    };
                 }
                 for seat in Seat::ALL {
                     let sp = &game.seats[seat.index()];

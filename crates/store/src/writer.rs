@@ -13,6 +13,10 @@
 //! with exponential backoff. When the database answers again the spool is drained into it, in order and
 //! idempotently (appends of identical entries are no-ops), and the writer is ready again. A spool left
 //! by a crash is drained at the next start.
+//!
+//! Without a spool (`spool_path: None`, for cluster mode, where a spool would fork games) an outage
+//! makes the writer refuse ([`AppendError::Unavailable`]) and report not ready until the database
+//! answers a probe or a write again.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,8 +31,8 @@ use crate::{AppendOutcome, LogEntry, Spool, Store, StoreError};
 /// Tuning of the [`LogWriter`].
 #[derive(Debug, Clone)]
 pub struct WriterConfig {
-    /// The spool file used during database outages.
-    pub spool_path: PathBuf,
+    /// The spool file used during database outages; `None` refuses writes during an outage instead.
+    pub spool_path: Option<PathBuf>,
     /// Most entries written in one transaction.
     pub max_batch: usize,
     /// Requests that may wait in the queue before `append` callers wait for room.
@@ -43,12 +47,20 @@ pub struct WriterConfig {
 impl WriterConfig {
     pub fn new(spool_path: impl Into<PathBuf>) -> WriterConfig {
         WriterConfig {
-            spool_path: spool_path.into(),
+            spool_path: Some(spool_path.into()),
             max_batch: 2048,
             queue_capacity: 65_536,
             write_timeout: Duration::from_secs(5),
             retry_min: Duration::from_millis(100),
             retry_max: Duration::from_secs(2),
+        }
+    }
+
+    /// A writer that never spools (cluster mode): during an outage it refuses to acknowledge.
+    pub fn without_spool() -> WriterConfig {
+        WriterConfig {
+            spool_path: None,
+            ..WriterConfig::new("")
         }
     }
 }
@@ -128,11 +140,15 @@ impl LogWriter {
         store: Arc<dyn Store>,
         config: WriterConfig,
     ) -> Result<(LogWriter, JoinHandle<()>), StoreError> {
-        let spool = Spool::open(&config.spool_path).await?;
+        let spool = match &config.spool_path {
+            Some(path) => Some(Spool::open(path).await?),
+            None => None,
+        };
+        let spooled = spool.as_ref().map_or(0, Spool::len);
         let (tx, rx) = mpsc::channel(config.queue_capacity.max(1));
         let initial = WriterHealth {
-            ready: spool.is_empty(),
-            spooled: spool.len(),
+            ready: spooled == 0,
+            spooled,
             last_error: None,
             committed_batches: 0,
             committed_entries: 0,
@@ -199,7 +215,7 @@ struct Task {
     store: Arc<dyn Store>,
     config: WriterConfig,
     rx: mpsc::Receiver<Request>,
-    spool: Spool,
+    spool: Option<Spool>,
     health: watch::Sender<WriterHealth>,
     retry_delay: Duration,
     retry_at: Instant,
@@ -208,7 +224,9 @@ struct Task {
 impl Task {
     async fn run(mut self) {
         loop {
-            let first = if self.spool.is_empty() {
+            // The timer runs while something is wrong: entries wait in the spool, or (without a spool)
+            // the last write failed and a probe should tell when the database is back.
+            let first = if self.spooled() == 0 && self.health.borrow().ready {
                 match self.rx.recv().await {
                     Some(r) => r,
                     None => break,
@@ -220,7 +238,11 @@ impl Task {
                         None => break,
                     },
                     () = tokio::time::sleep_until(self.retry_at) => {
-                        self.drain().await;
+                        if self.spooled() > 0 {
+                            self.drain().await;
+                        } else {
+                            self.probe().await;
+                        }
                         continue;
                     }
                 }
@@ -235,8 +257,25 @@ impl Task {
             self.handle(batch).await;
         }
         // Every handle is gone: one last attempt to drain; what remains stays on disk for the next start.
-        if !self.spool.is_empty() {
+        if self.spooled() > 0 {
             self.drain().await;
+        }
+    }
+
+    fn spooled(&self) -> usize {
+        self.spool.as_ref().map_or(0, Spool::len)
+    }
+
+    /// Without a spool: checks whether the database answers again.
+    async fn probe(&mut self) {
+        match tokio::time::timeout(self.config.write_timeout, self.store.ping()).await {
+            Ok(Ok(())) => {
+                tracing::info!("log writer: database reachable again");
+                self.retry_delay = self.config.retry_min;
+                self.health.send_modify(|h| h.ready = true);
+            }
+            Ok(Err(e)) => self.backoff(e.to_string()),
+            Err(_) => self.backoff("no answer to a ping".to_owned()),
         }
     }
 
@@ -253,7 +292,7 @@ impl Task {
     }
 
     async fn handle(&mut self, batch: Vec<Request>) {
-        if !self.spool.is_empty() {
+        if self.spooled() > 0 {
             // Outage: stay behind what is already spooled, so each room's entries keep their order.
             self.spool_batch(batch, None).await;
             return;
@@ -294,9 +333,26 @@ impl Task {
 
     /// Spools a batch and acknowledges it from the spool; `why` is the failure that started an outage.
     async fn spool_batch(&mut self, batch: Vec<Request>, why: Option<String>) {
-        let was_empty = self.spool.is_empty();
+        let Some(spool) = self.spool.as_mut() else {
+            // No spool: refuse, and probe until the database answers.
+            let why = why.unwrap_or_else(|| "database unreachable".to_owned());
+            if self.health.borrow().ready {
+                tracing::warn!(error = %why, "log writer: database unreachable, refusing writes");
+                self.retry_delay = self.config.retry_min;
+                self.retry_at = Instant::now() + self.retry_delay;
+            }
+            self.health.send_modify(|h| {
+                h.ready = false;
+                h.last_error = Some(why.clone());
+            });
+            for req in batch {
+                let _ = req.reply.send(Err(AppendError::Unavailable(why.clone())));
+            }
+            return;
+        };
+        let was_empty = spool.is_empty();
         let entries: Vec<LogEntry> = batch.iter().map(|r| r.entry.clone()).collect();
-        match self.spool.push(&entries).await {
+        match spool.push(&entries).await {
             Ok(()) => {}
             Err(e) => {
                 tracing::error!(error = %e, "log writer: database and spool both unavailable");
@@ -313,16 +369,16 @@ impl Task {
                 return;
             }
         }
-        if was_empty && !self.spool.is_empty() {
+        if was_empty && !spool.is_empty() {
             tracing::warn!(
                 error = why.as_deref().unwrap_or("unknown"),
-                spool = %self.spool.path().display(),
+                spool = %spool.path().display(),
                 "log writer: database unreachable, spooling"
             );
             self.retry_delay = self.config.retry_min;
             self.retry_at = Instant::now() + self.retry_delay;
         }
-        let spooled = self.spool.len();
+        let spooled = spool.len();
         self.health.send_modify(|h| {
             h.ready = spooled == 0;
             h.spooled = spooled;
@@ -339,9 +395,11 @@ impl Task {
     /// Moves the spool into the database, oldest first, a batch per transaction. Stops at the first
     /// transient failure and schedules the next attempt with exponential backoff.
     async fn drain(&mut self) {
-        while !self.spool.is_empty() {
-            let chunk: Vec<LogEntry> = self
-                .spool
+        while self.spooled() > 0 {
+            let Some(spool) = self.spool.as_ref() else {
+                return;
+            };
+            let chunk: Vec<LogEntry> = spool
                 .pending()
                 .iter()
                 .take(self.config.max_batch)
@@ -380,7 +438,10 @@ impl Task {
                 }
             }
         }
-        match self.spool.clear().await {
+        let Some(spool) = self.spool.as_mut() else {
+            return;
+        };
+        match spool.clear().await {
             Ok(()) => {
                 tracing::info!("log writer: spool drained, database reachable again");
                 self.retry_delay = self.config.retry_min;
@@ -407,8 +468,10 @@ impl Task {
     }
 
     fn confirm(&mut self, n: usize, lost: u64) {
-        self.spool.confirm(n);
-        let spooled = self.spool.len();
+        if let Some(spool) = self.spool.as_mut() {
+            spool.confirm(n);
+        }
+        let spooled = self.spooled();
         self.health.send_modify(|h| {
             h.spooled = spooled;
             h.drained += n as u64 - lost;

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use common::{Proxy, TestDb, split_pg_url};
 use serde_json::json;
-use store::{Durable, EntryKind, LogEntry, LogWriter, NewRoom, OpenOptions, Store, WriterConfig};
+use store::{
+    AppendError, Durable, EntryKind, LogEntry, LogWriter, NewRoom, OpenOptions, Store, WriterConfig,
+};
 
 fn entry(room: &str, seq: i64) -> LogEntry {
     LogEntry {
@@ -235,6 +237,44 @@ async fn pg_silent_network_cut_times_out_into_the_spool() {
     wait_ready(&writer).await;
     let log = direct.load_log("r1", 1).await.unwrap();
     assert_eq!(log, vec![entry("r1", 1), entry("r1", 2)]);
+
+    drop(writer);
+    proxied.close().await;
+    direct.close().await;
+    db.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_outage_without_a_spool_refuses_and_recovers() {
+    // Cluster mode: a spool would fork games, so the writer stops acknowledging instead.
+    let Some((db, direct, proxy, proxied)) = setup().await else {
+        return;
+    };
+    direct.create_room(&new_room("r1")).await.unwrap();
+    let config = WriterConfig {
+        spool_path: None,
+        ..writer_config("unused".into())
+    };
+    let (writer, _task) = LogWriter::start(proxied.clone(), config).await.unwrap();
+    assert_eq!(writer.append(entry("r1", 1)).await, Ok(Durable::Database));
+
+    proxy.cut().await;
+    assert!(matches!(
+        writer.append(entry("r1", 2)).await,
+        Err(AppendError::Unavailable(_))
+    ));
+    assert!(!writer.is_ready());
+    assert_eq!(direct.load_log("r1", 1).await.unwrap().len(), 1);
+
+    // The writer probes by itself and becomes ready again without any traffic.
+    proxy.restore().await;
+    wait_ready(&writer).await;
+    assert_eq!(writer.append(entry("r1", 2)).await, Ok(Durable::Database));
+    assert_eq!(
+        direct.load_log("r1", 1).await.unwrap(),
+        vec![entry("r1", 1), entry("r1", 2)]
+    );
+    assert!(!std::path::Path::new("unused").exists());
 
     drop(writer);
     proxied.close().await;

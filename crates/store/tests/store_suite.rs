@@ -408,32 +408,52 @@ async fn finishing_a_game_is_one_idempotent_transaction(store: Arc<dyn Store>) {
 async fn concurrent_finishes_of_one_game_record_it_once(store: Arc<dyn Store>) {
     let p = four_humans(&store).await;
     store.create_room(&room("r1")).await.unwrap();
-    let game = finished(
-        "g1",
-        "r1",
-        1,
-        Pool::FourchessFfa,
-        [seat(&p[0]), seat(&p[1]), seat(&p[2]), seat(&p[3])],
-        GameResult::Places([2, 1, 4, 3]),
-        1000,
-    );
-    let tasks: Vec<_> = (0..4)
-        .map(|_| {
-            let store = store.clone();
-            let game = game.clone();
-            tokio::spawn(async move { store.record_game(&game).await.unwrap() })
-        })
-        .collect();
-    let mut written = 0;
-    for t in tasks {
-        if matches!(t.await.unwrap(), Recorded::Written { .. }) {
-            written += 1;
+    let seats = [seat(&p[0]), seat(&p[1]), seat(&p[2]), seat(&p[3])];
+    // Several games, each finished by 6 racing calls (say a retry racing the original).
+    for g in 1..=5 {
+        let game = finished(
+            &format!("g{g}"),
+            "r1",
+            g,
+            Pool::FourchessFfa,
+            seats.clone(),
+            GameResult::Places([2, 1, 4, 3]),
+            1000 + i64::from(g),
+        );
+        let tasks: Vec<_> = (0..6)
+            .map(|_| {
+                let store = store.clone();
+                let game = game.clone();
+                tokio::spawn(async move { store.record_game(&game).await })
+            })
+            .collect();
+        let mut written = 0;
+        for t in tasks {
+            match t.await.unwrap() {
+                Ok(Recorded::Written { .. }) => written += 1,
+                Ok(Recorded::AlreadyRecorded) => {}
+                Err(e) => panic!("game {g}: {e}"),
+            }
         }
+        assert_eq!(written, 1, "game {g}");
     }
-    assert_eq!(written, 1);
     let profile = store.profile(&p[1], 10).await.unwrap().unwrap();
-    assert_eq!(profile.ratings[0].games, 1);
-    assert_eq!(profile.history.len(), 1);
+    assert_eq!(profile.ratings[0].games, 5);
+    assert_eq!(profile.history.len(), 5);
+    // Another id for a game number already recorded is an error, not a silent no-op.
+    let clash = finished(
+        "other",
+        "r1",
+        3,
+        Pool::FourchessFfa,
+        seats,
+        GameResult::Places([1, 2, 3, 4]),
+        9000,
+    );
+    assert!(matches!(
+        store.record_game(&clash).await,
+        Err(StoreError::GameNumberTaken { game_no: 3, .. })
+    ));
 }
 
 async fn teams_game_rates_partners_together_and_cpu_finished_humans_get_the_result(
