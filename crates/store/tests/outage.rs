@@ -43,7 +43,7 @@ async fn setup() -> Option<(TestDb, Arc<dyn Store>, Proxy, Arc<dyn Store>)> {
     let proxied_url = format!("{prefix}127.0.0.1:{}{rest}", proxy.port);
     let options = OpenOptions {
         max_connections: 4,
-        acquire_timeout: Duration::from_millis(800),
+        acquire_timeout: Duration::from_millis(1500),
     };
     let proxied = store::open_with(&proxied_url, &options).await.unwrap();
     Some((db, direct, proxy, proxied))
@@ -51,7 +51,7 @@ async fn setup() -> Option<(TestDb, Arc<dyn Store>, Proxy, Arc<dyn Store>)> {
 
 fn writer_config(spool: std::path::PathBuf) -> WriterConfig {
     WriterConfig {
-        write_timeout: Duration::from_secs(2),
+        write_timeout: Duration::from_secs(3),
         retry_min: Duration::from_millis(50),
         retry_max: Duration::from_millis(400),
         ..WriterConfig::new(spool)
@@ -219,7 +219,7 @@ async fn pg_silent_network_cut_times_out_into_the_spool() {
     direct.create_room(&new_room("r1")).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let config = WriterConfig {
-        write_timeout: Duration::from_millis(700),
+        write_timeout: Duration::from_millis(1500),
         ..writer_config(dir.path().join("spool.jsonl"))
     };
     let (writer, _task) = LogWriter::start(proxied.clone(), config).await.unwrap();
