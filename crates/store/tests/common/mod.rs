@@ -44,7 +44,10 @@ impl TestDb {
         let mut admin = match sqlx::PgConnection::connect(&format!("{base}/postgres")).await {
             Ok(c) => c,
             Err(e) if !in_ci() => {
-                eprintln!(
+                // Straight to the stderr handle: libtest captures `eprintln!` of passing tests.
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
                     "\n!!!!!!!! SKIPPING PostgreSQL test: cannot connect to {base} ({e}).\n\
                      !!!!!!!! Start PostgreSQL or set FOURKINGS_TEST_PG; in CI this fails.\n"
                 );
