@@ -43,6 +43,9 @@ pub use writer::{AppendError, Durable, LogWriter, WriterConfig, WriterHealth};
 /// The database used when none is configured: a SQLite file under `./data`.
 pub const DEFAULT_URL: &str = "sqlite://data/fourkings.db";
 
+/// The log writer's spool file when none is configured, beside the default database.
+pub const DEFAULT_SPOOL_PATH: &str = "data/log-spool.jsonl";
+
 /// Which database a store talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
