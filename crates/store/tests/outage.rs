@@ -54,6 +54,8 @@ fn writer_config(spool: std::path::PathBuf) -> WriterConfig {
         write_timeout: Duration::from_secs(3),
         retry_min: Duration::from_millis(50),
         retry_max: Duration::from_millis(400),
+        // Small batches, so that draining takes several transactions.
+        max_batch: 4,
         ..WriterConfig::new(spool)
     }
 }
