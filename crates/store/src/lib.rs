@@ -1,0 +1,175 @@
+//! Persistence for fourkings behind one [`Store`] trait, with two backends over sqlx:
+//!
+//! - [`SqliteStore`], the default: one file (by default `./data/fourkings.db`), created with its folder
+//!   on first start, no setup. WAL journal with `synchronous=FULL`: every commit is fsynced, so an
+//!   acknowledged action survives a power cut, not just a process crash (NORMAL would only survive the
+//!   latter). The cost is one fsync per transaction, which the group-commit [`LogWriter`] spreads over
+//!   every action queued at that moment.
+//! - [`PgStore`], for production and, later, several server nodes sharing one database.
+//!
+//! [`open`] picks the backend from the URL scheme and applies the embedded migrations
+//! (`migrations/sqlite`, `migrations/postgres`). Both backends run the same SQL text (sqlx accepts
+//! `$n` parameters for SQLite too) from one implementation, so they cannot drift apart; the same test
+//! suite runs against both.
+//!
+//! The [`LogWriter`] is how rooms persist actions: a task owning the store that writes everything
+//! queued in one transaction (group commit), and that keeps acknowledging from a local spool file
+//! while the database is unreachable, draining it in order when the database returns.
+
+#![forbid(unsafe_code)]
+
+mod error;
+mod model;
+mod rated;
+mod secret;
+mod spool;
+mod sql;
+mod writer;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rating::Pool;
+use serde_json::Value;
+
+pub use error::StoreError;
+pub use model::*;
+pub use secret::hash_secret;
+pub use spool::Spool;
+pub use sql::{PgStore, SqliteStore};
+pub use writer::{AppendError, Durable, LogWriter, WriterConfig, WriterHealth};
+
+/// The database used when none is configured: a SQLite file under `./data`.
+pub const DEFAULT_URL: &str = "sqlite://data/fourkings.db";
+
+/// The log writer's spool file when none is configured, beside the default database.
+pub const DEFAULT_SPOOL_PATH: &str = "data/log-spool.jsonl";
+
+/// Which database a store talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Connection settings for [`open_with`].
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    pub max_connections: u32,
+    /// How long to wait for a connection before failing (a short one makes an outage visible fast).
+    pub acquire_timeout: Duration,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            max_connections: 8,
+            // Generous: a loaded machine can take seconds to open a connection. The log writer has
+            // its own, shorter write timeout to notice outages.
+            acquire_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Opens the database at `url` (`sqlite:…` or `postgres://…`/`postgresql://…`) and migrates it.
+pub async fn open(url: &str) -> Result<Arc<dyn Store>, StoreError> {
+    open_with(url, &OpenOptions::default()).await
+}
+
+/// [`open`] with explicit connection settings.
+pub async fn open_with(url: &str, options: &OpenOptions) -> Result<Arc<dyn Store>, StoreError> {
+    if url.starts_with("sqlite:") {
+        Ok(Arc::new(SqliteStore::open(url, options).await?))
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Arc::new(PgStore::open(url, options).await?))
+    } else {
+        Err(StoreError::UnsupportedUrl(url.to_owned()))
+    }
+}
+
+/// Everything the server persists. Both backends implement it identically.
+#[async_trait]
+pub trait Store: Send + Sync + std::fmt::Debug + 'static {
+    fn backend(&self) -> Backend;
+
+    /// Checks that the database answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Closes the connection pool (waits for connections in use to be returned).
+    async fn close(&self);
+
+    // ---- players ----
+
+    /// Creates an anonymous player; the returned secret is the only copy (only its hash is stored).
+    async fn create_player(&self, display_name: &str) -> Result<NewPlayer, StoreError>;
+
+    /// The player if `secret` is theirs; `None` for an unknown id, a wrong secret or a CPU identity.
+    async fn authenticate_player(
+        &self,
+        id: &str,
+        secret: &str,
+    ) -> Result<Option<Player>, StoreError>;
+
+    async fn rename_player(&self, id: &str, display_name: &str) -> Result<Player, StoreError>;
+
+    async fn player(&self, id: &str) -> Result<Option<Player>, StoreError>;
+
+    // ---- rooms ----
+
+    async fn create_room(&self, room: &NewRoom) -> Result<Room, StoreError>;
+
+    /// Replaces a room's options, settings and state.
+    async fn update_room(
+        &self,
+        id: &str,
+        options: &Value,
+        settings: &Value,
+        state: RoomState,
+    ) -> Result<Room, StoreError>;
+
+    /// Whether `host_token` is the room's host token (false for an unknown room).
+    async fn authenticate_host(&self, room_id: &str, host_token: &str) -> Result<bool, StoreError>;
+
+    async fn room(&self, id: &str) -> Result<Option<Room>, StoreError>;
+
+    /// Rooms in the lobby or playing, oldest first: what a restarted server rebuilds.
+    async fn unfinished_rooms(&self) -> Result<Vec<Room>, StoreError>;
+
+    // ---- the action log ----
+
+    /// Appends entries in ONE transaction and says what happened to each, in order. Appending an
+    /// entry identical to the stored one (same key, kind and payload) is a harmless `Duplicate`; a
+    /// different entry at an existing key is a `SeqConflict` and leaves the stored one as it was.
+    /// Neither aborts the rest of the batch. An `Err` means nothing was written.
+    async fn append(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError>;
+
+    /// The log of one game of a room, in seq order.
+    async fn load_log(&self, room_id: &str, game_no: i32) -> Result<Vec<LogEntry>, StoreError>;
+
+    /// The highest game number in a room's log, if any.
+    async fn last_game_no(&self, room_id: &str) -> Result<Option<i32>, StoreError>;
+
+    // ---- finished games and ratings ----
+
+    /// Writes a finished game and (if rated) its seats' rating updates in ONE transaction. Idempotent
+    /// by game id: a second call changes nothing and answers [`Recorded::AlreadyRecorded`].
+    async fn record_game(&self, game: &FinishedGame) -> Result<Recorded, StoreError>;
+
+    /// A finished game's full record and the rating changes it caused.
+    async fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError>;
+
+    /// Players of a pool sorted by the conservative rating `mu - 3·sigma`, best first.
+    async fn leaderboard(
+        &self,
+        pool: Pool,
+        query: LeaderboardQuery,
+    ) -> Result<Vec<LeaderboardRow>, StoreError>;
+
+    /// A player's ratings in every pool and the latest `history_limit` rating changes, newest first.
+    async fn profile(
+        &self,
+        player_id: &str,
+        history_limit: i64,
+    ) -> Result<Option<Profile>, StoreError>;
+}

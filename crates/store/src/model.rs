@@ -1,0 +1,276 @@
+//! The plain data the store reads and writes.
+
+use rating::{GameResult, Pool, Rating};
+use rules::Seat;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Milliseconds since the Unix epoch: every time in the store.
+pub type Millis = i64;
+
+/// The current wall-clock time in [`Millis`].
+pub fn now_millis() -> Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as Millis)
+        .unwrap_or(0)
+}
+
+/// A player: anonymous, identified by a device secret, or one of the fixed CPU identities.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub id: String,
+    pub display_name: String,
+    pub is_cpu: bool,
+    pub created_at: Millis,
+}
+
+/// A freshly created player and its secret. The secret is shown exactly once: the store keeps only
+/// its SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPlayer {
+    pub player: Player,
+    pub secret: String,
+}
+
+/// Where a room is in its life; rooms in `Lobby` or `Playing` are rebuilt at start-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomState {
+    Lobby,
+    Playing,
+    Finished,
+    Closed,
+}
+
+impl RoomState {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RoomState::Lobby => "lobby",
+            RoomState::Playing => "playing",
+            RoomState::Finished => "finished",
+            RoomState::Closed => "closed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RoomState> {
+        [
+            RoomState::Lobby,
+            RoomState::Playing,
+            RoomState::Finished,
+            RoomState::Closed,
+        ]
+        .into_iter()
+        .find(|st| st.as_str() == s)
+    }
+
+    /// Whether the room still has to be rebuilt after a restart.
+    pub const fn is_unfinished(self) -> bool {
+        matches!(self, RoomState::Lobby | RoomState::Playing)
+    }
+}
+
+/// A room as created by a host. The store hashes `host_token` and never keeps it in clear.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewRoom {
+    pub id: String,
+    /// `chaturaji` or `fourchess`.
+    pub game_kind: String,
+    pub options: Value,
+    pub host_token: String,
+    pub settings: Value,
+}
+
+/// A stored room.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Room {
+    pub id: String,
+    pub game_kind: String,
+    pub options: Value,
+    pub settings: Value,
+    pub state: RoomState,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+}
+
+/// What a log entry records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// An accepted player or CPU action.
+    Action,
+    /// A dice throw made by the room's RNG.
+    Dice,
+}
+
+impl EntryKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Action => "action",
+            EntryKind::Dice => "dice",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EntryKind> {
+        match s {
+            "action" => Some(EntryKind::Action),
+            "dice" => Some(EntryKind::Dice),
+            _ => None,
+        }
+    }
+}
+
+/// One entry of a room's append-only log, keyed by (room, game number, seq).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogEntry {
+    pub room_id: String,
+    pub game_no: i32,
+    pub seq: i64,
+    pub kind: EntryKind,
+    pub payload: Value,
+    pub at: Millis,
+}
+
+impl LogEntry {
+    /// Whether `other` is the same entry (a retry): same key, kind and payload. The time is not
+    /// compared: a retry may carry a later time.
+    pub fn same_as(&self, other: &LogEntry) -> bool {
+        self.room_id == other.room_id
+            && self.game_no == other.game_no
+            && self.seq == other.seq
+            && self.kind == other.kind
+            && self.payload == other.payload
+    }
+}
+
+/// What happened to one entry of an append batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppendOutcome {
+    /// Newly written.
+    Inserted,
+    /// The identical entry was already there: a harmless retry.
+    Duplicate,
+    /// A different entry already holds this (room, game, seq).
+    SeqConflict,
+}
+
+/// One seat of a finished game: who sat there (a human's id, or a CPU identity such as `cpu:hard`) and
+/// whether a CPU finished the game for them (they still get the result).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatPlayer {
+    pub player_id: String,
+    pub cpu_finished: bool,
+}
+
+/// A finished game, written once together with its rating updates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FinishedGame {
+    pub id: String,
+    pub room_id: String,
+    pub game_no: i32,
+    pub pool: Pool,
+    /// Unrated games (e.g. house rules far from the standard game) are recorded but move no rating.
+    pub rated: bool,
+    pub options: Value,
+    pub first_seat: Seat,
+    /// Hex sha256 of the dice seed, published at the start.
+    pub dice_commit: Option<String>,
+    /// The dice seed, revealed at the end.
+    pub revealed_seed: Option<String>,
+    /// Seats in the order Red, Blue, Yellow, Green.
+    pub seats: [SeatPlayer; 4],
+    pub result: GameResult,
+    pub standings: Value,
+    /// The full record (actions, events, …) as the room serialises it.
+    pub record: Value,
+    pub finished_at: Millis,
+}
+
+/// One player's rating change from one game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatingChange {
+    pub player_id: String,
+    /// The seats this player held (several for a CPU level filling more than one seat).
+    pub seats: Vec<Seat>,
+    pub before: Rating,
+    pub after: Rating,
+    /// Rated games in this pool, this one included.
+    pub games: i64,
+}
+
+/// The answer of [`crate::Store::record_game`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recorded {
+    /// The game and its rating updates were written in one transaction.
+    Written { rating_changes: Vec<RatingChange> },
+    /// A game with this id was already recorded; nothing changed.
+    AlreadyRecorded,
+}
+
+/// A finished game read back, with the rating changes it caused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub game: FinishedGame,
+    pub rating_changes: Vec<RatingChange>,
+}
+
+/// Which rows a leaderboard shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeaderboardQuery {
+    pub include_cpu: bool,
+    pub min_games: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+impl Default for LeaderboardQuery {
+    fn default() -> Self {
+        LeaderboardQuery {
+            include_cpu: false,
+            min_games: 1,
+            limit: 50,
+            offset: 0,
+        }
+    }
+}
+
+/// One leaderboard row; rows are sorted by the conservative estimate `mu - 3·sigma`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LeaderboardRow {
+    /// 1-based position (offset included).
+    pub rank: i64,
+    pub player_id: String,
+    pub display_name: String,
+    pub is_cpu: bool,
+    pub rating: Rating,
+    /// [`Rating::display`].
+    pub display: i32,
+    pub games: i64,
+}
+
+/// A player's rating in one pool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PoolRating {
+    pub pool: Pool,
+    pub rating: Rating,
+    pub display: i32,
+    pub games: i64,
+}
+
+/// One line of a player's rating history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    pub pool: Pool,
+    pub game_id: String,
+    pub before: Rating,
+    pub after: Rating,
+    pub at: Millis,
+}
+
+/// A player's profile: ratings per pool and the latest rating history, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    pub player: Player,
+    pub ratings: Vec<PoolRating>,
+    pub history: Vec<HistoryEntry>,
+}

@@ -1,0 +1,722 @@
+//! The two backends. They share one implementation: the SQL text is the same for SQLite and
+//! PostgreSQL (sqlx binds `$n` parameters on both; both have `ON CONFLICT … DO NOTHING` and
+//! `RETURNING`), so the `impl Store` body is written once in a macro and instantiated per database.
+//! The only difference is row locking (`FOR UPDATE`), which SQLite does not need: its write
+//! transaction already holds the database lock from its first statement.
+
+use std::collections::{HashMap, HashSet};
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rating::{GameResult, Pool, Rating};
+use rules::Seat;
+use serde_json::Value;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::types::Json;
+use sqlx::{Postgres, QueryBuilder, Row, Sqlite};
+
+use crate::model::now_millis;
+use crate::rated::{distinct_players, rating_changes};
+use crate::secret::{clean_display_name, hash_secret, new_player_id, new_secret, secret_matches};
+use crate::{
+    AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, HistoryEntry, LeaderboardQuery,
+    LeaderboardRow, LogEntry, NewPlayer, NewRoom, OpenOptions, Player, PoolRating, Profile,
+    RatingChange, Recorded, Room, RoomState, SeatPlayer, Store, StoreError,
+};
+
+/// Rows per multi-row INSERT: 6 parameters each stays far below SQLite's 32,766 and PostgreSQL's
+/// 65,535 bound parameters per statement.
+const APPEND_CHUNK: usize = 1000;
+
+/// The SQLite backend (the default).
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: sqlx::SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating the file and its folder if needed) and migrates a SQLite database.
+    pub async fn open(url: &str, options: &OpenOptions) -> Result<SqliteStore, StoreError> {
+        let connect = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // FULL: fsync at every commit, so an acknowledged action survives a power cut (see the
+            // crate documentation).
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        if let Some(dir) = connect.get_filename().parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir)?;
+        }
+        let pool = SqlitePoolOptions::new()
+            .max_connections(options.max_connections.max(1))
+            .acquire_timeout(options.acquire_timeout)
+            .connect_with(connect)
+            .await?;
+        sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+        Ok(SqliteStore { pool })
+    }
+}
+
+/// The PostgreSQL backend.
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pool: sqlx::PgPool,
+}
+
+impl PgStore {
+    /// Connects to and migrates a PostgreSQL database.
+    pub async fn open(url: &str, options: &OpenOptions) -> Result<PgStore, StoreError> {
+        let connect = PgConnectOptions::from_str(url)?;
+        let pool = PgPoolOptions::new()
+            .max_connections(options.max_connections.max(1))
+            .acquire_timeout(options.acquire_timeout)
+            .connect_with(connect)
+            .await?;
+        sqlx::migrate!("../../migrations/postgres")
+            .run(&pool)
+            .await?;
+        Ok(PgStore { pool })
+    }
+}
+
+fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+fn parse_seat(name: &str) -> Result<Seat, StoreError> {
+    Seat::ALL
+        .into_iter()
+        .find(|s| s.name() == name)
+        .ok_or_else(|| corrupt(format!("seat `{name}`")))
+}
+
+fn parse_pool(name: &str) -> Result<Pool, StoreError> {
+    name.parse().map_err(corrupt)
+}
+
+fn parse_state(name: &str) -> Result<RoomState, StoreError> {
+    RoomState::parse(name).ok_or_else(|| corrupt(format!("room state `{name}`")))
+}
+
+fn parse_kind(name: &str) -> Result<EntryKind, StoreError> {
+    EntryKind::parse(name).ok_or_else(|| corrupt(format!("log entry kind `{name}`")))
+}
+
+fn not_found(what: &'static str, id: &str) -> StoreError {
+    StoreError::NotFound {
+        what,
+        id: id.to_owned(),
+    }
+}
+
+macro_rules! impl_store {
+    ($store:ty, $db:ty, $backend:expr, $for_update:literal) => {
+        impl $store {
+            fn player_from_row(row: &<$db as sqlx::Database>::Row) -> Result<Player, StoreError> {
+                Ok(Player {
+                    id: row.try_get("id")?,
+                    display_name: row.try_get("display_name")?,
+                    is_cpu: row.try_get("is_cpu")?,
+                    created_at: row.try_get("created_at")?,
+                })
+            }
+
+            fn room_from_row(row: &<$db as sqlx::Database>::Row) -> Result<Room, StoreError> {
+                let state: String = row.try_get("state")?;
+                Ok(Room {
+                    id: row.try_get("id")?,
+                    game_kind: row.try_get("game_kind")?,
+                    options: row.try_get::<Json<Value>, _>("options")?.0,
+                    settings: row.try_get::<Json<Value>, _>("settings")?.0,
+                    state: parse_state(&state)?,
+                    created_at: row.try_get("created_at")?,
+                    updated_at: row.try_get("updated_at")?,
+                })
+            }
+
+            fn entry_from_row(row: &<$db as sqlx::Database>::Row) -> Result<LogEntry, StoreError> {
+                let kind: String = row.try_get("kind")?;
+                Ok(LogEntry {
+                    room_id: row.try_get("room_id")?,
+                    game_no: row.try_get("game_no")?,
+                    seq: row.try_get("seq")?,
+                    kind: parse_kind(&kind)?,
+                    payload: row.try_get::<Json<Value>, _>("payload")?.0,
+                    at: row.try_get("at")?,
+                })
+            }
+
+            fn rating_from_row(
+                row: &<$db as sqlx::Database>::Row,
+                mu: &str,
+                sigma: &str,
+            ) -> Result<Rating, StoreError> {
+                Ok(Rating {
+                    mu: row.try_get(mu)?,
+                    sigma: row.try_get(sigma)?,
+                })
+            }
+        }
+
+        #[async_trait]
+        impl Store for $store {
+            fn backend(&self) -> Backend {
+                $backend
+            }
+
+            async fn ping(&self) -> Result<(), StoreError> {
+                sqlx::query("SELECT 1").execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn close(&self) {
+                self.pool.close().await;
+            }
+
+            async fn create_player(&self, display_name: &str) -> Result<NewPlayer, StoreError> {
+                let display_name = clean_display_name(display_name)?;
+                let secret = new_secret();
+                let player = Player {
+                    id: new_player_id(),
+                    display_name,
+                    is_cpu: false,
+                    created_at: now_millis(),
+                };
+                sqlx::query(
+                    "INSERT INTO players (id, secret_hash, display_name, is_cpu, created_at) \
+                     VALUES ($1, $2, $3, FALSE, $4)",
+                )
+                .bind(&player.id)
+                .bind(hash_secret(&secret))
+                .bind(&player.display_name)
+                .bind(player.created_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(NewPlayer { player, secret })
+            }
+
+            async fn authenticate_player(
+                &self,
+                id: &str,
+                secret: &str,
+            ) -> Result<Option<Player>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT id, secret_hash, display_name, is_cpu, created_at FROM players \
+                     WHERE id = $1",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some(row) = row else { return Ok(None) };
+                let hash: Option<String> = row.try_get("secret_hash")?;
+                match hash {
+                    Some(hash) if secret_matches(secret, &hash) => {
+                        Ok(Some(Self::player_from_row(&row)?))
+                    }
+                    _ => Ok(None),
+                }
+            }
+
+            async fn rename_player(
+                &self,
+                id: &str,
+                display_name: &str,
+            ) -> Result<Player, StoreError> {
+                let display_name = clean_display_name(display_name)?;
+                let row = sqlx::query(
+                    "UPDATE players SET display_name = $2 WHERE id = $1 AND NOT is_cpu \
+                     RETURNING id, display_name, is_cpu, created_at",
+                )
+                .bind(id)
+                .bind(&display_name)
+                .fetch_optional(&self.pool)
+                .await?;
+                match row {
+                    Some(row) => Self::player_from_row(&row),
+                    None => Err(not_found("player", id)),
+                }
+            }
+
+            async fn player(&self, id: &str) -> Result<Option<Player>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT id, display_name, is_cpu, created_at FROM players WHERE id = $1",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.as_ref().map(Self::player_from_row).transpose()
+            }
+
+            async fn create_room(&self, room: &NewRoom) -> Result<Room, StoreError> {
+                let now = now_millis();
+                let row = sqlx::query(
+                    "INSERT INTO rooms (id, game_kind, options, host_token_hash, settings, state, \
+                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, 'lobby', $6, $6) \
+                     RETURNING id, game_kind, options, settings, state, created_at, updated_at",
+                )
+                .bind(&room.id)
+                .bind(&room.game_kind)
+                .bind(Json(&room.options))
+                .bind(hash_secret(&room.host_token))
+                .bind(Json(&room.settings))
+                .bind(now)
+                .fetch_one(&self.pool)
+                .await?;
+                Self::room_from_row(&row)
+            }
+
+            async fn update_room(
+                &self,
+                id: &str,
+                options: &Value,
+                settings: &Value,
+                state: RoomState,
+            ) -> Result<Room, StoreError> {
+                let row = sqlx::query(
+                    "UPDATE rooms SET options = $2, settings = $3, state = $4, updated_at = $5 \
+                     WHERE id = $1 \
+                     RETURNING id, game_kind, options, settings, state, created_at, updated_at",
+                )
+                .bind(id)
+                .bind(Json(options))
+                .bind(Json(settings))
+                .bind(state.as_str())
+                .bind(now_millis())
+                .fetch_optional(&self.pool)
+                .await?;
+                match row {
+                    Some(row) => Self::room_from_row(&row),
+                    None => Err(not_found("room", id)),
+                }
+            }
+
+            async fn authenticate_host(
+                &self,
+                room_id: &str,
+                host_token: &str,
+            ) -> Result<bool, StoreError> {
+                let hash: Option<String> =
+                    sqlx::query_scalar("SELECT host_token_hash FROM rooms WHERE id = $1")
+                        .bind(room_id)
+                        .fetch_optional(&self.pool)
+                        .await?;
+                Ok(hash.is_some_and(|h| secret_matches(host_token, &h)))
+            }
+
+            async fn room(&self, id: &str) -> Result<Option<Room>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT id, game_kind, options, settings, state, created_at, updated_at \
+                     FROM rooms WHERE id = $1",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.as_ref().map(Self::room_from_row).transpose()
+            }
+
+            async fn unfinished_rooms(&self) -> Result<Vec<Room>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT id, game_kind, options, settings, state, created_at, updated_at \
+                     FROM rooms WHERE state IN ('lobby', 'playing') ORDER BY created_at, id",
+                )
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(Self::room_from_row).collect()
+            }
+
+            async fn append(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {
+                if entries.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let mut outcomes: Vec<Option<AppendOutcome>> = vec![None; entries.len()];
+                let mut tx = self.pool.begin().await?;
+                for (chunk_no, chunk) in entries.chunks(APPEND_CHUNK).enumerate() {
+                    let mut insert = QueryBuilder::<$db>::new(
+                        "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) ",
+                    );
+                    insert.push_values(chunk, |mut row, e| {
+                        row.push_bind(e.room_id.as_str())
+                            .push_bind(e.game_no)
+                            .push_bind(e.seq)
+                            .push_bind(e.kind.as_str())
+                            .push_bind(Json(&e.payload))
+                            .push_bind(e.at);
+                    });
+                    insert.push(
+                        " ON CONFLICT (room_id, game_no, seq) DO NOTHING \
+                         RETURNING room_id, game_no, seq",
+                    );
+                    let rows = insert.build().fetch_all(&mut *tx).await?;
+                    let mut inserted: HashSet<(String, i32, i64)> = HashSet::new();
+                    for row in &rows {
+                        inserted.insert((
+                            row.try_get("room_id")?,
+                            row.try_get("game_no")?,
+                            row.try_get("seq")?,
+                        ));
+                    }
+                    for (i, e) in chunk.iter().enumerate() {
+                        // A key repeated inside one batch was inserted once: the first copy takes
+                        // the `Inserted`, later copies are compared with it below.
+                        if inserted.remove(&(e.room_id.clone(), e.game_no, e.seq)) {
+                            outcomes[chunk_no * APPEND_CHUNK + i] = Some(AppendOutcome::Inserted);
+                        }
+                    }
+                }
+                // Entries not inserted hit an existing key: a retry or a conflict.
+                let mut resolved = Vec::with_capacity(entries.len());
+                for (e, outcome) in entries.iter().zip(outcomes) {
+                    if let Some(outcome) = outcome {
+                        resolved.push(outcome);
+                        continue;
+                    }
+                    let row = sqlx::query(
+                        "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
+                         WHERE room_id = $1 AND game_no = $2 AND seq = $3",
+                    )
+                    .bind(&e.room_id)
+                    .bind(e.game_no)
+                    .bind(e.seq)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    let stored = Self::entry_from_row(&row)?;
+                    resolved.push(if stored.same_as(e) {
+                        AppendOutcome::Duplicate
+                    } else {
+                        AppendOutcome::SeqConflict
+                    });
+                }
+                tx.commit().await?;
+                Ok(resolved)
+            }
+
+            async fn load_log(
+                &self,
+                room_id: &str,
+                game_no: i32,
+            ) -> Result<Vec<LogEntry>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
+                     WHERE room_id = $1 AND game_no = $2 ORDER BY seq",
+                )
+                .bind(room_id)
+                .bind(game_no)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(Self::entry_from_row).collect()
+            }
+
+            async fn last_game_no(&self, room_id: &str) -> Result<Option<i32>, StoreError> {
+                let n: Option<i32> =
+                    sqlx::query_scalar("SELECT MAX(game_no) FROM room_log WHERE room_id = $1")
+                        .bind(room_id)
+                        .fetch_one(&self.pool)
+                        .await?;
+                Ok(n)
+            }
+
+            async fn record_game(&self, game: &FinishedGame) -> Result<Recorded, StoreError> {
+                game.result.validate()?;
+                let now = now_millis();
+                let mut tx = self.pool.begin().await?;
+                // The game row goes first: it is the idempotency key, and (on SQLite) the first
+                // write takes the database lock before anything is read.
+                let inserted = sqlx::query(
+                    "INSERT INTO games (id, room_id, game_no, pool, rated, options, first_seat, \
+                     dice_commit, revealed_seed, result, standings, record, finished_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+                     ON CONFLICT DO NOTHING RETURNING id",
+                )
+                .bind(&game.id)
+                .bind(&game.room_id)
+                .bind(game.game_no)
+                .bind(game.pool.as_str())
+                .bind(game.rated)
+                .bind(Json(&game.options))
+                .bind(game.first_seat.name())
+                .bind(&game.dice_commit)
+                .bind(&game.revealed_seed)
+                .bind(Json(&game.result))
+                .bind(Json(&game.standings))
+                .bind(Json(&game.record))
+                .bind(game.finished_at)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if inserted.is_none() {
+                    // No target on ON CONFLICT: with a target, PostgreSQL can still raise a unique
+                    // violation on the other unique index (room, game number) when two identical
+                    // calls race. Tell the two conflicts apart here instead.
+                    let same_id: Option<String> =
+                        sqlx::query_scalar("SELECT id FROM games WHERE id = $1")
+                            .bind(&game.id)
+                            .fetch_optional(&mut *tx)
+                            .await?;
+                    tx.rollback().await?;
+                    return match same_id {
+                        Some(_) => Ok(Recorded::AlreadyRecorded),
+                        None => Err(StoreError::GameNumberTaken {
+                            room_id: game.room_id.clone(),
+                            game_no: game.game_no,
+                        }),
+                    };
+                }
+                for seat in Seat::ALL {
+                    let sp = &game.seats[seat.index()];
+                    sqlx::query(
+                        "INSERT INTO game_seats (game_id, seat, player_id, cpu_finished) \
+                         VALUES ($1, $2, $3, $4)",
+                    )
+                    .bind(&game.id)
+                    .bind(seat.name())
+                    .bind(&sp.player_id)
+                    .bind(sp.cpu_finished)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                if !game.rated {
+                    tx.commit().await?;
+                    return Ok(Recorded::Written {
+                        rating_changes: Vec::new(),
+                    });
+                }
+                // Lock the players' rating rows in a fixed order (no deadlock between two games
+                // sharing players), creating missing ones at the initial rating.
+                let mut players = distinct_players(game);
+                players.sort();
+                let mut current: HashMap<String, (Rating, i64)> = HashMap::new();
+                for player in &players {
+                    sqlx::query(
+                        "INSERT INTO ratings (player_id, pool, mu, sigma, games, updated_at) \
+                         VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT (player_id, pool) DO NOTHING",
+                    )
+                    .bind(player)
+                    .bind(game.pool.as_str())
+                    .bind(Rating::INITIAL.mu)
+                    .bind(Rating::INITIAL.sigma)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    let row = sqlx::query(concat!(
+                        "SELECT mu, sigma, games FROM ratings WHERE player_id = $1 AND pool = $2",
+                        $for_update
+                    ))
+                    .bind(player)
+                    .bind(game.pool.as_str())
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    let rating = Self::rating_from_row(&row, "mu", "sigma")?;
+                    current.insert(player.clone(), (rating, row.try_get("games")?));
+                }
+                let changes = rating_changes(game, &current)?;
+                for change in &changes {
+                    sqlx::query(
+                        "UPDATE ratings SET mu = $3, sigma = $4, games = $5, updated_at = $6 \
+                         WHERE player_id = $1 AND pool = $2",
+                    )
+                    .bind(&change.player_id)
+                    .bind(game.pool.as_str())
+                    .bind(change.after.mu)
+                    .bind(change.after.sigma)
+                    .bind(change.games)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    sqlx::query(
+                        "INSERT INTO rating_history (player_id, pool, game_id, mu_before, \
+                         sigma_before, mu_after, sigma_after, at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                    )
+                    .bind(&change.player_id)
+                    .bind(game.pool.as_str())
+                    .bind(&game.id)
+                    .bind(change.before.mu)
+                    .bind(change.before.sigma)
+                    .bind(change.after.mu)
+                    .bind(change.after.sigma)
+                    .bind(game.finished_at)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                tx.commit().await?;
+                Ok(Recorded::Written {
+                    rating_changes: changes,
+                })
+            }
+
+            async fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT id, room_id, game_no, pool, rated, options, first_seat, dice_commit, \
+                     revealed_seed, result, standings, record, finished_at FROM games WHERE id = $1",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some(row) = row else { return Ok(None) };
+                let seat_rows = sqlx::query(
+                    "SELECT seat, player_id, cpu_finished FROM game_seats WHERE game_id = $1",
+                )
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut seats: [Option<SeatPlayer>; 4] = Default::default();
+                for seat_row in &seat_rows {
+                    let seat: String = seat_row.try_get("seat")?;
+                    seats[parse_seat(&seat)?.index()] = Some(SeatPlayer {
+                        player_id: seat_row.try_get("player_id")?,
+                        cpu_finished: seat_row.try_get("cpu_finished")?,
+                    });
+                }
+                let seats = seats.map(|s| s.ok_or_else(|| corrupt(format!("game {id}: seat missing"))));
+                let [red, blue, yellow, green] = seats;
+                let seats = [red?, blue?, yellow?, green?];
+                let pool: String = row.try_get("pool")?;
+                let first_seat: String = row.try_get("first_seat")?;
+                let game = FinishedGame {
+                    id: row.try_get("id")?,
+                    room_id: row.try_get("room_id")?,
+                    game_no: row.try_get("game_no")?,
+                    pool: parse_pool(&pool)?,
+                    rated: row.try_get("rated")?,
+                    options: row.try_get::<Json<Value>, _>("options")?.0,
+                    first_seat: parse_seat(&first_seat)?,
+                    dice_commit: row.try_get("dice_commit")?,
+                    revealed_seed: row.try_get("revealed_seed")?,
+                    seats,
+                    result: row.try_get::<Json<GameResult>, _>("result")?.0,
+                    standings: row.try_get::<Json<Value>, _>("standings")?.0,
+                    record: row.try_get::<Json<Value>, _>("record")?.0,
+                    finished_at: row.try_get("finished_at")?,
+                };
+                let history = sqlx::query(
+                    "SELECT h.player_id, h.mu_before, h.sigma_before, h.mu_after, h.sigma_after, \
+                     r.games FROM rating_history h \
+                     LEFT JOIN ratings r ON r.player_id = h.player_id AND r.pool = h.pool \
+                     WHERE h.game_id = $1",
+                )
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut rating_changes = Vec::with_capacity(history.len());
+                for player in distinct_players(&game) {
+                    let Some(h) = history
+                        .iter()
+                        .find(|h| h.try_get::<String, _>("player_id").ok().as_deref() == Some(&player))
+                    else {
+                        continue;
+                    };
+                    rating_changes.push(RatingChange {
+                        seats: Seat::ALL
+                            .into_iter()
+                            .filter(|s| game.seats[s.index()].player_id == player)
+                            .collect(),
+                        player_id: player,
+                        before: Self::rating_from_row(h, "mu_before", "sigma_before")?,
+                        after: Self::rating_from_row(h, "mu_after", "sigma_after")?,
+                        // The player's game count now (not at the time of this game).
+                        games: h.try_get::<Option<i64>, _>("games")?.unwrap_or(0),
+                    });
+                }
+                Ok(Some(GameRecord {
+                    game,
+                    rating_changes,
+                }))
+            }
+
+            async fn leaderboard(
+                &self,
+                pool: Pool,
+                query: LeaderboardQuery,
+            ) -> Result<Vec<LeaderboardRow>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT r.player_id, p.display_name, p.is_cpu, r.mu, r.sigma, r.games \
+                     FROM ratings r JOIN players p ON p.id = r.player_id \
+                     WHERE r.pool = $1 AND r.games >= $2 AND ($3 OR NOT p.is_cpu) \
+                     ORDER BY (r.mu - 3 * r.sigma) DESC, r.player_id \
+                     LIMIT $4 OFFSET $5",
+                )
+                .bind(pool.as_str())
+                .bind(query.min_games)
+                .bind(query.include_cpu)
+                .bind(query.limit.max(0))
+                .bind(query.offset.max(0))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter()
+                    .enumerate()
+                    .map(|(i, row)| {
+                        let rating = Self::rating_from_row(row, "mu", "sigma")?;
+                        Ok(LeaderboardRow {
+                            rank: query.offset.max(0) + i as i64 + 1,
+                            player_id: row.try_get("player_id")?,
+                            display_name: row.try_get("display_name")?,
+                            is_cpu: row.try_get("is_cpu")?,
+                            display: rating.display(),
+                            rating,
+                            games: row.try_get("games")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn profile(
+                &self,
+                player_id: &str,
+                history_limit: i64,
+            ) -> Result<Option<Profile>, StoreError> {
+                let Some(player) = self.player(player_id).await? else {
+                    return Ok(None);
+                };
+                let rating_rows = sqlx::query(
+                    "SELECT pool, mu, sigma, games FROM ratings WHERE player_id = $1 ORDER BY pool",
+                )
+                .bind(player_id)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut ratings = Vec::with_capacity(rating_rows.len());
+                for row in &rating_rows {
+                    let pool: String = row.try_get("pool")?;
+                    let rating = Self::rating_from_row(row, "mu", "sigma")?;
+                    ratings.push(PoolRating {
+                        pool: parse_pool(&pool)?,
+                        display: rating.display(),
+                        rating,
+                        games: row.try_get("games")?,
+                    });
+                }
+                let history_rows = sqlx::query(
+                    "SELECT pool, game_id, mu_before, sigma_before, mu_after, sigma_after, at \
+                     FROM rating_history WHERE player_id = $1 \
+                     ORDER BY at DESC, game_id DESC LIMIT $2",
+                )
+                .bind(player_id)
+                .bind(history_limit.max(0))
+                .fetch_all(&self.pool)
+                .await?;
+                let mut history = Vec::with_capacity(history_rows.len());
+                for row in &history_rows {
+                    let pool: String = row.try_get("pool")?;
+                    history.push(HistoryEntry {
+                        pool: parse_pool(&pool)?,
+                        game_id: row.try_get("game_id")?,
+                        before: Self::rating_from_row(row, "mu_before", "sigma_before")?,
+                        after: Self::rating_from_row(row, "mu_after", "sigma_after")?,
+                        at: row.try_get("at")?,
+                    });
+                }
+                Ok(Some(Profile {
+                    player,
+                    ratings,
+                    history,
+                }))
+            }
+        }
+    };
+}
+
+impl_store!(SqliteStore, Sqlite, Backend::Sqlite, "");
+impl_store!(PgStore, Postgres, Backend::Postgres, " FOR UPDATE");

@@ -1,0 +1,813 @@
+//! The store test suite: every body here runs against a fresh SQLite file and a fresh PostgreSQL
+//! database (see `for_both_backends!`).
+
+mod common;
+
+use std::sync::Arc;
+
+use rating::{GameResult, Pool, Rating, TeamResult};
+use rules::Seat;
+use serde_json::json;
+use store::{
+    AppendError, AppendOutcome, Durable, EntryKind, FinishedGame, LeaderboardQuery, LogEntry,
+    LogWriter, NewRoom, Recorded, RoomState, SeatPlayer, Store, StoreError, WriterConfig,
+};
+
+for_both_backends!(
+    players_are_created_authenticated_and_renamed,
+    cpu_identities_exist_and_never_sign_in,
+    rooms_are_created_updated_and_listed_when_unfinished,
+    log_is_loaded_per_room_and_game_in_seq_order,
+    duplicate_append_is_ok_and_different_payload_is_a_seq_conflict,
+    append_to_an_unknown_room_fails_and_writes_nothing,
+    finishing_a_game_is_one_idempotent_transaction,
+    concurrent_finishes_of_one_game_record_it_once,
+    teams_game_rates_partners_together_and_cpu_finished_humans_get_the_result,
+    a_cpu_level_in_several_seats_gets_one_merged_change,
+    unrated_game_is_recorded_without_rating_changes,
+    leaderboard_is_humans_only_by_default_with_min_games,
+    profile_lists_ratings_and_history_newest_first,
+    game_record_reads_back_exactly,
+    writer_group_commits_many_concurrent_rooms,
+    writer_reports_seq_conflicts_and_accepts_retries,
+    writer_refuses_only_the_bad_entry_of_a_batch,
+);
+
+fn room(id: &str) -> NewRoom {
+    NewRoom {
+        id: id.to_owned(),
+        game_kind: "chaturaji".to_owned(),
+        options: json!({"dice": "standard", "turn_timer_s": 60}),
+        host_token: format!("host-token-{id}"),
+        settings: json!({"seats": ["human", "cpu:easy", "empty", "empty"]}),
+    }
+}
+
+fn entry(room: &str, game_no: i32, seq: i64, payload: serde_json::Value) -> LogEntry {
+    LogEntry {
+        room_id: room.to_owned(),
+        game_no,
+        seq,
+        kind: if seq % 3 == 0 {
+            EntryKind::Dice
+        } else {
+            EntryKind::Action
+        },
+        payload,
+        at: 1_700_000_000_000 + seq,
+    }
+}
+
+fn seat(id: &str) -> SeatPlayer {
+    SeatPlayer {
+        player_id: id.to_owned(),
+        cpu_finished: false,
+    }
+}
+
+fn finished(
+    id: &str,
+    room: &str,
+    game_no: i32,
+    pool: Pool,
+    seats: [SeatPlayer; 4],
+    result: GameResult,
+    at: i64,
+) -> FinishedGame {
+    FinishedGame {
+        id: id.to_owned(),
+        room_id: room.to_owned(),
+        game_no,
+        pool,
+        rated: true,
+        options: json!({"points_to_win": 0}),
+        first_seat: Seat::Blue,
+        dice_commit: Some("ab".repeat(32)),
+        revealed_seed: Some("0011223344556677".to_owned()),
+        seats,
+        result,
+        standings: json!([{"seat": "red", "place": 1, "points": 30}]),
+        record: json!({"actions": [{"seq": 1, "move": "e2-e3"}], "why": "checkmate"}),
+        finished_at: at,
+    }
+}
+
+async fn four_humans(store: &Arc<dyn Store>) -> Vec<String> {
+    let mut ids = Vec::new();
+    for name in ["Ann", "Bob", "Cy", "Di"] {
+        ids.push(store.create_player(name).await.unwrap().player.id);
+    }
+    ids
+}
+
+async fn players_are_created_authenticated_and_renamed(store: Arc<dyn Store>) {
+    let new = store.create_player("  Ann  ").await.unwrap();
+    assert_eq!(new.player.display_name, "Ann");
+    assert!(!new.player.is_cpu);
+    let other = store.create_player("Bob").await.unwrap();
+    assert_ne!(new.player.id, other.player.id);
+    assert_ne!(new.secret, other.secret);
+
+    let me = store
+        .authenticate_player(&new.player.id, &new.secret)
+        .await
+        .unwrap();
+    assert_eq!(me, Some(new.player.clone()));
+    assert_eq!(
+        store
+            .authenticate_player(&new.player.id, &other.secret)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .authenticate_player("p_nobody", &new.secret)
+            .await
+            .unwrap(),
+        None
+    );
+
+    let renamed = store.rename_player(&new.player.id, "Annie").await.unwrap();
+    assert_eq!(renamed.display_name, "Annie");
+    assert_eq!(
+        store
+            .player(&new.player.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .display_name,
+        "Annie"
+    );
+    assert!(matches!(
+        store.rename_player(&new.player.id, " ").await,
+        Err(StoreError::InvalidName(_))
+    ));
+    assert!(matches!(
+        store.rename_player("p_nobody", "X").await,
+        Err(StoreError::NotFound { .. })
+    ));
+    assert!(matches!(
+        store.create_player(&"x".repeat(40)).await,
+        Err(StoreError::InvalidName(_))
+    ));
+}
+
+async fn cpu_identities_exist_and_never_sign_in(store: Arc<dyn Store>) {
+    for id in rating::CPU_PLAYERS {
+        let p = store.player(id).await.unwrap().unwrap();
+        assert!(p.is_cpu, "{id}");
+        assert_eq!(store.authenticate_player(id, "").await.unwrap(), None);
+        assert!(matches!(
+            store.rename_player(id, "Mallory").await,
+            Err(StoreError::NotFound { .. })
+        ));
+    }
+}
+
+async fn rooms_are_created_updated_and_listed_when_unfinished(store: Arc<dyn Store>) {
+    let a = store.create_room(&room("ra")).await.unwrap();
+    assert_eq!(a.state, RoomState::Lobby);
+    assert_eq!(a.options, room("ra").options);
+    store.create_room(&room("rb")).await.unwrap();
+    store.create_room(&room("rc")).await.unwrap();
+    assert!(
+        store.create_room(&room("ra")).await.is_err(),
+        "duplicate room id"
+    );
+
+    assert!(
+        store
+            .authenticate_host("ra", "host-token-ra")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .authenticate_host("ra", "host-token-rb")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .authenticate_host("nope", "host-token-ra")
+            .await
+            .unwrap()
+    );
+
+    let opts = json!({"dice": "loaded", "turn_timer_s": 30});
+    let b = store
+        .update_room("rb", &opts, &json!({"seats": []}), RoomState::Playing)
+        .await
+        .unwrap();
+    assert_eq!(b.state, RoomState::Playing);
+    assert_eq!(b.options, opts);
+    store
+        .update_room("rc", &json!({}), &json!({}), RoomState::Finished)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .update_room("nope", &json!({}), &json!({}), RoomState::Closed)
+            .await,
+        Err(StoreError::NotFound { .. })
+    ));
+
+    let unfinished: Vec<String> = store
+        .unfinished_rooms()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(unfinished.len(), 2);
+    assert!(unfinished.contains(&"ra".to_owned()) && unfinished.contains(&"rb".to_owned()));
+    assert_eq!(store.room("rb").await.unwrap().unwrap(), b);
+    assert_eq!(store.room("nope").await.unwrap(), None);
+}
+
+async fn log_is_loaded_per_room_and_game_in_seq_order(store: Arc<dyn Store>) {
+    store.create_room(&room("r1")).await.unwrap();
+    store.create_room(&room("r2")).await.unwrap();
+    // Interleaved rooms and games, written out of seq order across batches.
+    let mut batch = Vec::new();
+    for seq in [3, 1, 2] {
+        batch.push(entry("r1", 1, seq, json!({"n": seq})));
+        batch.push(entry("r2", 1, seq, json!({"other": seq})));
+        batch.push(entry("r1", 2, seq, json!({"game2": seq})));
+    }
+    let outcomes = store.append(&batch).await.unwrap();
+    assert!(
+        outcomes.iter().all(|o| *o == AppendOutcome::Inserted),
+        "{outcomes:?}"
+    );
+    store
+        .append(&[entry("r1", 1, 4, json!({"n": 4}))])
+        .await
+        .unwrap();
+
+    let log = store.load_log("r1", 1).await.unwrap();
+    let seqs: Vec<i64> = log.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, [1, 2, 3, 4]);
+    assert_eq!(log[2], entry("r1", 1, 3, json!({"n": 3})));
+    assert_eq!(log[2].kind, EntryKind::Dice);
+    assert_eq!(store.load_log("r1", 2).await.unwrap().len(), 3);
+    assert_eq!(store.load_log("r1", 3).await.unwrap(), vec![]);
+    assert_eq!(store.last_game_no("r1").await.unwrap(), Some(2));
+    assert_eq!(store.last_game_no("r2").await.unwrap(), Some(1));
+    assert_eq!(store.last_game_no("zz").await.unwrap(), None);
+}
+
+async fn duplicate_append_is_ok_and_different_payload_is_a_seq_conflict(store: Arc<dyn Store>) {
+    store.create_room(&room("r1")).await.unwrap();
+    let first = entry("r1", 1, 1, json!({"move": "d2-d3", "x": [1, 2]}));
+    assert_eq!(
+        store.append(std::slice::from_ref(&first)).await.unwrap(),
+        [AppendOutcome::Inserted]
+    );
+    // A retry (later time, same content) is harmless.
+    let mut retry = first.clone();
+    retry.at += 500;
+    let conflict = entry("r1", 1, 1, json!({"move": "e2-e3"}));
+    let fresh = entry("r1", 1, 2, json!({"move": "a7-a6"}));
+    let outcomes = store
+        .append(&[retry, conflict, fresh.clone(), fresh.clone()])
+        .await
+        .unwrap();
+    assert_eq!(
+        outcomes,
+        [
+            AppendOutcome::Duplicate,
+            AppendOutcome::SeqConflict,
+            AppendOutcome::Inserted,
+            AppendOutcome::Duplicate
+        ]
+    );
+    // The conflict did not overwrite, and the rest of the batch went in.
+    assert_eq!(store.load_log("r1", 1).await.unwrap(), vec![first, fresh]);
+    // Same payload but another kind is a conflict too.
+    let mut other_kind = entry("r1", 1, 2, json!({"move": "a7-a6"}));
+    other_kind.kind = EntryKind::Dice;
+    assert_eq!(
+        store.append(&[other_kind]).await.unwrap(),
+        [AppendOutcome::SeqConflict]
+    );
+}
+
+async fn append_to_an_unknown_room_fails_and_writes_nothing(store: Arc<dyn Store>) {
+    store.create_room(&room("r1")).await.unwrap();
+    let err = store
+        .append(&[entry("r1", 1, 1, json!(1)), entry("ghost", 1, 1, json!(1))])
+        .await
+        .unwrap_err();
+    assert!(!err.is_transient(), "{err}");
+    assert_eq!(
+        store.load_log("r1", 1).await.unwrap(),
+        vec![],
+        "one transaction: nothing written"
+    );
+}
+
+async fn finishing_a_game_is_one_idempotent_transaction(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    let game = finished(
+        "g1",
+        "r1",
+        1,
+        Pool::Chaturaji,
+        [seat(&p[0]), seat(&p[1]), seat(&p[2]), seat(&p[3])],
+        GameResult::Places([1, 1, 3, 4]),
+        1000,
+    );
+    let Recorded::Written { rating_changes } = store.record_game(&game).await.unwrap() else {
+        panic!("first record must write");
+    };
+    assert_eq!(rating_changes.len(), 4);
+    let change = |i: usize| rating_changes.iter().find(|c| c.player_id == p[i]).unwrap();
+    for i in 0..4 {
+        assert_eq!(change(i).before, Rating::INITIAL);
+        assert_eq!(change(i).games, 1);
+    }
+    assert!(change(0).after.mu > 25.0 && change(3).after.mu < 25.0);
+    assert!(
+        (change(0).after.mu - change(1).after.mu).abs() < 1e-9,
+        "shared first place"
+    );
+
+    let board = store
+        .leaderboard(Pool::Chaturaji, LeaderboardQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(board.len(), 4);
+
+    // The second call changes nothing, even with different content.
+    let mut again = game.clone();
+    again.result = GameResult::Places([4, 3, 2, 1]);
+    assert_eq!(
+        store.record_game(&again).await.unwrap(),
+        Recorded::AlreadyRecorded
+    );
+    assert_eq!(
+        store
+            .leaderboard(Pool::Chaturaji, LeaderboardQuery::default())
+            .await
+            .unwrap(),
+        board
+    );
+    let record = store.game("g1").await.unwrap().unwrap();
+    assert_eq!(record.game, game);
+    // Ratings of other pools are untouched.
+    assert_eq!(
+        store
+            .leaderboard(Pool::FourchessFfa, LeaderboardQuery::default())
+            .await
+            .unwrap(),
+        vec![]
+    );
+
+    // An invalid result is refused before anything is written.
+    let bad = finished(
+        "g2",
+        "r1",
+        2,
+        Pool::Chaturaji,
+        game.seats.clone(),
+        GameResult::Places([1, 1, 2, 4]),
+        2000,
+    );
+    assert!(matches!(
+        store.record_game(&bad).await,
+        Err(StoreError::InvalidResult(_))
+    ));
+    assert_eq!(store.game("g2").await.unwrap(), None);
+    // An unknown player fails the whole transaction: no game row is left behind.
+    let ghost = finished(
+        "g3",
+        "r1",
+        3,
+        Pool::Chaturaji,
+        [seat(&p[0]), seat("p_ghost"), seat(&p[2]), seat(&p[3])],
+        GameResult::Places([1, 2, 3, 4]),
+        3000,
+    );
+    assert!(store.record_game(&ghost).await.is_err());
+    assert_eq!(store.game("g3").await.unwrap(), None);
+    assert_eq!(
+        store
+            .profile(&p[0], 10)
+            .await
+            .unwrap()
+            .unwrap()
+            .history
+            .len(),
+        1
+    );
+}
+
+async fn concurrent_finishes_of_one_game_record_it_once(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    let seats = [seat(&p[0]), seat(&p[1]), seat(&p[2]), seat(&p[3])];
+    // Several games, each finished by 6 racing calls (say a retry racing the original).
+    for g in 1..=5 {
+        let game = finished(
+            &format!("g{g}"),
+            "r1",
+            g,
+            Pool::FourchessFfa,
+            seats.clone(),
+            GameResult::Places([2, 1, 4, 3]),
+            1000 + i64::from(g),
+        );
+        let tasks: Vec<_> = (0..6)
+            .map(|_| {
+                let store = store.clone();
+                let game = game.clone();
+                tokio::spawn(async move { store.record_game(&game).await })
+            })
+            .collect();
+        let mut written = 0;
+        for t in tasks {
+            match t.await.unwrap() {
+                Ok(Recorded::Written { .. }) => written += 1,
+                Ok(Recorded::AlreadyRecorded) => {}
+                Err(e) => panic!("game {g}: {e}"),
+            }
+        }
+        assert_eq!(written, 1, "game {g}");
+    }
+    let profile = store.profile(&p[1], 10).await.unwrap().unwrap();
+    assert_eq!(profile.ratings[0].games, 5);
+    assert_eq!(profile.history.len(), 5);
+    // Another id for a game number already recorded is an error, not a silent no-op.
+    let clash = finished(
+        "other",
+        "r1",
+        3,
+        Pool::FourchessFfa,
+        seats,
+        GameResult::Places([1, 2, 3, 4]),
+        9000,
+    );
+    assert!(matches!(
+        store.record_game(&clash).await,
+        Err(StoreError::GameNumberTaken { game_no: 3, .. })
+    ));
+}
+
+async fn teams_game_rates_partners_together_and_cpu_finished_humans_get_the_result(
+    store: Arc<dyn Store>,
+) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    // Red+Yellow (Ann and cpu:hard) beat Blue+Green (Bob, whose seat the CPU finished, and Cy).
+    let mut seats = [seat(&p[0]), seat(&p[1]), seat("cpu:hard"), seat(&p[2])];
+    seats[1].cpu_finished = true;
+    let game = finished(
+        "t1",
+        "r1",
+        1,
+        Pool::FourchessTeams,
+        seats,
+        GameResult::Teams(TeamResult::RedYellowWin),
+        1000,
+    );
+    let Recorded::Written { rating_changes } = store.record_game(&game).await.unwrap() else {
+        panic!()
+    };
+    let after = |id: &str| {
+        rating_changes
+            .iter()
+            .find(|c| c.player_id == id)
+            .unwrap()
+            .after
+    };
+    assert!(after(&p[0]).mu > 25.0 && after("cpu:hard").mu > 25.0);
+    assert!(
+        after(&p[1]).mu < 25.0,
+        "the human whose seat the CPU finished still loses"
+    );
+    assert!(after(&p[2]).mu < 25.0);
+    let profile = store.profile(&p[1], 10).await.unwrap().unwrap();
+    assert_eq!(profile.ratings.len(), 1);
+    assert_eq!(profile.ratings[0].pool, Pool::FourchessTeams);
+    assert_eq!(profile.ratings[0].rating, after(&p[1]));
+    let cpu = store.profile("cpu:hard", 10).await.unwrap().unwrap();
+    assert_eq!(cpu.ratings[0].games, 1);
+    let record = store.game("t1").await.unwrap().unwrap();
+    assert!(record.game.seats[1].cpu_finished);
+}
+
+async fn a_cpu_level_in_several_seats_gets_one_merged_change(store: Arc<dyn Store>) {
+    let ann = store.create_player("Ann").await.unwrap().player.id;
+    store.create_room(&room("r1")).await.unwrap();
+    let seats = [
+        seat("cpu:easy"),
+        seat(&ann),
+        seat("cpu:easy"),
+        seat("cpu:easy"),
+    ];
+    let game = finished(
+        "g1",
+        "r1",
+        1,
+        Pool::Chaturaji,
+        seats,
+        GameResult::Places([2, 1, 3, 4]),
+        1000,
+    );
+    let Recorded::Written { rating_changes } = store.record_game(&game).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(rating_changes.len(), 2);
+    let cpu = rating_changes
+        .iter()
+        .find(|c| c.player_id == "cpu:easy")
+        .unwrap();
+    assert_eq!(cpu.seats, [Seat::Red, Seat::Yellow, Seat::Green]);
+    assert_eq!(cpu.games, 1, "one game, however many seats");
+    assert!(cpu.after.mu < 25.0, "three seats all behind the human");
+    let record = store.game("g1").await.unwrap().unwrap();
+    assert_eq!(record.rating_changes, rating_changes);
+}
+
+async fn unrated_game_is_recorded_without_rating_changes(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    let mut game = finished(
+        "u1",
+        "r1",
+        1,
+        Pool::Chaturaji,
+        [seat(&p[0]), seat(&p[1]), seat(&p[2]), seat(&p[3])],
+        GameResult::Places([1, 2, 3, 4]),
+        1000,
+    );
+    game.rated = false;
+    assert_eq!(
+        store.record_game(&game).await.unwrap(),
+        Recorded::Written {
+            rating_changes: vec![]
+        }
+    );
+    assert_eq!(
+        store.profile(&p[0], 10).await.unwrap().unwrap().ratings,
+        vec![]
+    );
+    assert_eq!(store.game("u1").await.unwrap().unwrap().game, game);
+}
+
+async fn leaderboard_is_humans_only_by_default_with_min_games(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    // Ann wins every game against Bob and cpu:hard; Cy plays only the first one.
+    for g in 0..3 {
+        let fourth = if g == 0 {
+            p[2].clone()
+        } else {
+            "cpu:medium".to_owned()
+        };
+        let game = finished(
+            &format!("g{g}"),
+            "r1",
+            g + 1,
+            Pool::Chaturaji,
+            [seat(&p[0]), seat(&p[1]), seat("cpu:hard"), seat(&fourth)],
+            GameResult::Places([1, 3, 2, 4]),
+            1000 + i64::from(g),
+        );
+        store.record_game(&game).await.unwrap();
+    }
+    let board = store
+        .leaderboard(Pool::Chaturaji, LeaderboardQuery::default())
+        .await
+        .unwrap();
+    let ids: Vec<&str> = board.iter().map(|r| r.player_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [p[0].as_str(), p[1].as_str(), p[2].as_str()],
+        "{board:?}"
+    );
+    assert_eq!(board[0].rank, 1);
+    assert_eq!(board[0].games, 3);
+    assert_eq!(board[0].display, board[0].rating.display());
+    assert!(
+        board
+            .windows(2)
+            .all(|w| w[0].rating.conservative() >= w[1].rating.conservative())
+    );
+
+    let min2 = LeaderboardQuery {
+        min_games: 2,
+        ..LeaderboardQuery::default()
+    };
+    let ids: Vec<String> = store
+        .leaderboard(Pool::Chaturaji, min2)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.player_id)
+        .collect();
+    assert_eq!(ids, [p[0].clone(), p[1].clone()]);
+
+    let with_cpu = LeaderboardQuery {
+        include_cpu: true,
+        ..LeaderboardQuery::default()
+    };
+    let all = store.leaderboard(Pool::Chaturaji, with_cpu).await.unwrap();
+    assert_eq!(all.len(), 5);
+    assert!(all.iter().any(|r| r.player_id == "cpu:hard" && r.is_cpu));
+
+    let page2 = LeaderboardQuery {
+        include_cpu: true,
+        limit: 2,
+        offset: 2,
+        ..LeaderboardQuery::default()
+    };
+    let rows = store.leaderboard(Pool::Chaturaji, page2).await.unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].rank, 3);
+    assert_eq!(rows[0].player_id, all[2].player_id);
+}
+
+async fn profile_lists_ratings_and_history_newest_first(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    let seats = || [seat(&p[0]), seat(&p[1]), seat(&p[2]), seat(&p[3])];
+    store
+        .record_game(&finished(
+            "a",
+            "r1",
+            1,
+            Pool::Chaturaji,
+            seats(),
+            GameResult::Places([1, 2, 3, 4]),
+            1000,
+        ))
+        .await
+        .unwrap();
+    store
+        .record_game(&finished(
+            "b",
+            "r1",
+            2,
+            Pool::FourchessFfa,
+            seats(),
+            GameResult::Places([4, 3, 2, 1]),
+            2000,
+        ))
+        .await
+        .unwrap();
+    store
+        .record_game(&finished(
+            "c",
+            "r1",
+            3,
+            Pool::Chaturaji,
+            seats(),
+            GameResult::Places([1, 2, 3, 4]),
+            3000,
+        ))
+        .await
+        .unwrap();
+
+    let profile = store.profile(&p[0], 10).await.unwrap().unwrap();
+    assert_eq!(profile.player.display_name, "Ann");
+    let pools: Vec<Pool> = profile.ratings.iter().map(|r| r.pool).collect();
+    assert_eq!(pools, [Pool::Chaturaji, Pool::FourchessFfa]);
+    assert_eq!(profile.ratings[0].games, 2);
+    let games: Vec<&str> = profile.history.iter().map(|h| h.game_id.as_str()).collect();
+    assert_eq!(games, ["c", "b", "a"]);
+    // The history chains: each Chaturaji game starts where the previous one ended.
+    assert_eq!(profile.history[0].before, profile.history[2].after);
+    assert_eq!(profile.history[0].after, profile.ratings[0].rating);
+    assert_eq!(
+        store
+            .profile(&p[0], 1)
+            .await
+            .unwrap()
+            .unwrap()
+            .history
+            .len(),
+        1
+    );
+    assert_eq!(store.profile("p_nobody", 10).await.unwrap(), None);
+}
+
+async fn game_record_reads_back_exactly(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    let game = finished(
+        "g1",
+        "r1",
+        7,
+        Pool::FourchessFfa,
+        [seat(&p[3]), seat(&p[2]), seat(&p[1]), seat(&p[0])],
+        GameResult::Places([2, 2, 1, 4]),
+        123_456,
+    );
+    let Recorded::Written { rating_changes } = store.record_game(&game).await.unwrap() else {
+        panic!()
+    };
+    let record = store.game("g1").await.unwrap().unwrap();
+    assert_eq!(record.game, game);
+    assert_eq!(record.rating_changes, rating_changes);
+    assert_eq!(store.game("nope").await.unwrap(), None);
+}
+
+async fn start_writer(store: &Arc<dyn Store>) -> (LogWriter, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let (writer, _task) = LogWriter::start(
+        store.clone(),
+        WriterConfig::new(dir.path().join("spool.jsonl")),
+    )
+    .await
+    .unwrap();
+    (writer, dir)
+}
+
+async fn writer_group_commits_many_concurrent_rooms(store: Arc<dyn Store>) {
+    const ROOMS: usize = 100;
+    const ACTIONS: i64 = 10;
+    for r in 0..ROOMS {
+        store.create_room(&room(&format!("r{r}"))).await.unwrap();
+    }
+    let (writer, _dir) = start_writer(&store).await;
+    let tasks: Vec<_> = (0..ROOMS)
+        .map(|r| {
+            let writer = writer.clone();
+            tokio::spawn(async move {
+                // A room appends its actions one after another, each after the previous one's ack.
+                for seq in 1..=ACTIONS {
+                    let e = entry(&format!("r{r}"), 1, seq, json!({"room": r, "seq": seq}));
+                    assert_eq!(writer.append(e).await, Ok(Durable::Database));
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    for r in [0, ROOMS / 2, ROOMS - 1] {
+        let log = store.load_log(&format!("r{r}"), 1).await.unwrap();
+        assert_eq!(log.len(), ACTIONS as usize);
+        assert!(
+            log.iter()
+                .zip(1..)
+                .all(|(e, seq)| e.seq == seq && e.payload["room"] == r)
+        );
+    }
+    let health = writer.health();
+    assert!(health.ready);
+    assert_eq!(health.committed_entries, (ROOMS as u64) * ACTIONS as u64);
+    assert!(
+        health.committed_batches < health.committed_entries,
+        "group commit batches concurrent appends: {health:?}"
+    );
+}
+
+async fn writer_reports_seq_conflicts_and_accepts_retries(store: Arc<dyn Store>) {
+    store.create_room(&room("r1")).await.unwrap();
+    let (writer, _dir) = start_writer(&store).await;
+    let e = entry("r1", 1, 1, json!({"move": "a"}));
+    assert_eq!(writer.append(e.clone()).await, Ok(Durable::Database));
+    assert_eq!(
+        writer.append(e.clone()).await,
+        Ok(Durable::Database),
+        "retry is idempotent"
+    );
+    assert_eq!(
+        writer.append(entry("r1", 1, 1, json!({"move": "b"}))).await,
+        Err(AppendError::SeqConflict {
+            room_id: "r1".into(),
+            game_no: 1,
+            seq: 1
+        })
+    );
+    assert_eq!(store.load_log("r1", 1).await.unwrap(), vec![e]);
+}
+
+async fn writer_refuses_only_the_bad_entry_of_a_batch(store: Arc<dyn Store>) {
+    store.create_room(&room("r1")).await.unwrap();
+    let (writer, _dir) = start_writer(&store).await;
+    // Queue good and bad entries together so that they share a batch.
+    let appends: Vec<_> = (1..=20)
+        .map(|seq| {
+            let writer = writer.clone();
+            let room = if seq == 7 { "ghost" } else { "r1" };
+            tokio::spawn(async move { writer.append(entry(room, 1, seq, json!(seq))).await })
+        })
+        .collect();
+    let mut refused = 0;
+    for (i, a) in appends.into_iter().enumerate() {
+        match a.await.unwrap() {
+            Ok(Durable::Database) => {}
+            Err(AppendError::Rejected(_)) if i == 6 => refused += 1,
+            other => panic!("entry {}: {other:?}", i + 1),
+        }
+    }
+    assert_eq!(refused, 1);
+    assert_eq!(store.load_log("r1", 1).await.unwrap().len(), 19);
+    assert!(writer.is_ready());
+}
