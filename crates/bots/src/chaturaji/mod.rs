@@ -1,8 +1,14 @@
 //! The Chaturaji player: it picks a whole turn (its moves for both dice, and the end) by expectimax over
 //! the following seats' dice ([`search`]), with an evaluation that knows points, material, kings, the
 //! Chaturaji, boat triumph (through the search), waiting pawns and dice-weighted threats ([`eval`]).
+//!
+//! Levels: `easy` judges each end of its turn statically, with noise (it slips); `medium` adds the
+//! next seat's reply over all its throws; `hard` takes medium's best few turns and plays each out to the
+//! end of the game many times with seeded dice ([`rollout`]), keeping the turn that most often ends in
+//! first place.
 
 mod eval;
+mod rollout;
 mod search;
 mod turns;
 
@@ -23,6 +29,8 @@ struct Profile {
     beams: Beams,
     /// Random noise added to each candidate's value: weaker levels make human-like slips.
     noise: f32,
+    /// After the tree, this many best turns are compared by rollouts to the end of the game (0: none).
+    rollouts: usize,
 }
 
 fn profile(level: Level) -> Profile {
@@ -31,16 +39,19 @@ fn profile(level: Level) -> Profile {
             max_depth: 1,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.6,
+            rollouts: 0,
         },
         Level::Medium => Profile {
             max_depth: 2,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.05,
+            rollouts: 0,
         },
         _ => Profile {
-            max_depth: 4,
+            max_depth: 2,
             beams: Beams { root: 8, inner: 3 },
             noise: 0.01,
+            rollouts: 6,
         },
     }
 }
@@ -60,10 +71,10 @@ impl ChaturajiBot {
         self.level
     }
 
-    /// The level's time cap and a node budget that normally fits inside it (about 600 000 nodes per
+    /// The level's time cap and a node budget that normally fits inside it (about 1.2 million nodes per
     /// second on one core of the reference machine).
     pub fn default_budget(level: Level) -> Budget {
-        budget(level, 600_000)
+        budget(level, 1_200_000)
     }
 
     /// The rest of `seat`'s turn: its moves, then `EndTurn` when the turn would not end by itself. The
@@ -192,8 +203,14 @@ fn search_turn(
         values = next;
         depth = d;
     }
-    let best = (0..ends.len())
-        .max_by(|&a, &b| (values[a] + noise[a]).total_cmp(&(values[b] + noise[b])))
-        .unwrap_or(0);
+    let mut order: Vec<usize> = (0..ends.len()).collect();
+    order.sort_by(|&a, &b| (values[b] + noise[b]).total_cmp(&(values[a] + noise[a])));
+    let mut best = order[0];
+    if profile.rollouts > 1 && !search.meter.out() {
+        order.truncate(profile.rollouts);
+        let games: Vec<&Game> = order.iter().map(|&i| &ends[i].game).collect();
+        let (pick, _) = rollout::choose_by_rollouts(&games, seat, rng, search.meter);
+        best = order[pick];
+    }
     (ends[best].actions.clone(), depth)
 }
