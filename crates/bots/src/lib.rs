@@ -69,3 +69,29 @@ impl std::fmt::Display for BotError {
 }
 
 impl std::error::Error for BotError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The room runs bots on a worker pool: they and their results must cross threads.
+    #[test]
+    fn bots_and_choices_are_send() {
+        fn send<T: Send + 'static>() {}
+        send::<ChaturajiBot>();
+        send::<FourChessBot>();
+        send::<Choice<rules::chaturaji::Action>>();
+        send::<Choice<rules::fourchess::Action>>();
+        send::<Budget>();
+    }
+
+    #[test]
+    fn levels_parse_and_print_their_names() {
+        for level in Level::ALL {
+            assert_eq!(level.name().parse::<Level>(), Ok(level));
+            assert_eq!(level.to_string(), level.name());
+        }
+        assert!("expert".parse::<Level>().is_err());
+        assert_eq!(Level::default(), Level::Medium);
+    }
+}
