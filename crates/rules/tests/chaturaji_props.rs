@@ -51,6 +51,113 @@ fn options_from(bits: u8, round_limit: u32) -> Options {
     }
 }
 
+/// An independent, slow move generator (square by square, from the rules' text) to compare with.
+fn naive_moves(game: &Game) -> Vec<(u8, Square, Square)> {
+    let mut out = Vec::new();
+    let (Phase::Moving(seat), Some(dice)) = (game.phase(), game.dice()) else {
+        return out;
+    };
+    let board = game.position().board();
+    let at = |f: i8, r: i8| {
+        if (0..8).contains(&f) && (0..8).contains(&r) {
+            Square::new(f as u8, r as u8)
+        } else {
+            None
+        }
+    };
+    let forward: (i8, i8) = match seat {
+        Seat::Red => (0, 1),
+        Seat::Blue => (1, 0),
+        Seat::Yellow => (0, -1),
+        Seat::Green => (-1, 0),
+    };
+    for (i, die) in dice.iter().enumerate() {
+        if die.state != rules::chaturaji::DieState::Unused {
+            continue;
+        }
+        for from in Square::all() {
+            let Some(piece) = board.piece_at(from) else {
+                continue;
+            };
+            if piece.seat != seat || rules::chaturaji::DieClass::of_kind(piece.kind) != die.class {
+                continue;
+            }
+            let (f, r) = (from.file() as i8, from.rank() as i8);
+            let mut targets = Vec::new();
+            let not_own = |sq: Square| board.piece_at(sq).is_none_or(|p| p.seat != seat);
+            match piece.kind {
+                Kind::Pawn => {
+                    if let Some(sq) = at(f + forward.0, r + forward.1) {
+                        if board.piece_at(sq).is_none() {
+                            targets.push(sq);
+                        }
+                    }
+                    // diagonally forward: forward plus one step sideways
+                    let side = (forward.1, forward.0);
+                    for s in [1i8, -1] {
+                        if let Some(sq) = at(f + forward.0 + s * side.0, r + forward.1 + s * side.1)
+                        {
+                            if board.piece_at(sq).is_some_and(|p| p.seat != seat) {
+                                targets.push(sq);
+                            }
+                        }
+                    }
+                }
+                Kind::Elephant => {
+                    for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                        let (mut x, mut y) = (f + df, r + dr);
+                        while let Some(sq) = at(x, y) {
+                            if not_own(sq) {
+                                targets.push(sq);
+                            }
+                            if board.piece_at(sq).is_some() {
+                                break;
+                            }
+                            x += df;
+                            y += dr;
+                        }
+                    }
+                }
+                kind => {
+                    let deltas: &[(i8, i8)] = match kind {
+                        Kind::King => &[
+                            (1, 0),
+                            (-1, 0),
+                            (0, 1),
+                            (0, -1),
+                            (1, 1),
+                            (1, -1),
+                            (-1, 1),
+                            (-1, -1),
+                        ],
+                        Kind::Horse => &[
+                            (1, 2),
+                            (2, 1),
+                            (-1, 2),
+                            (-2, 1),
+                            (1, -2),
+                            (2, -1),
+                            (-1, -2),
+                            (-2, -1),
+                        ],
+                        _ => &[(2, 2), (2, -2), (-2, 2), (-2, -2)],
+                    };
+                    for (df, dr) in deltas {
+                        if let Some(sq) = at(f + df, r + dr) {
+                            if not_own(sq) {
+                                targets.push(sq);
+                            }
+                        }
+                    }
+                }
+            }
+            out.extend(targets.into_iter().map(|to| (i as u8, from, to)));
+        }
+    }
+    out.sort();
+    out
+}
+
 fn piece_counts(game: &Game) -> [[u32; 5]; 4] {
     Seat::ALL.map(|s| Kind::ALL.map(|k| game.position().board().pieces(s, k).count_ones()))
 }
@@ -77,6 +184,16 @@ fn play(options: Options, first: Seat, seed: u64) -> Result<(Game, Vec<Action>),
         prop_assert_eq!(&rebuilt, &game, "{}", here);
 
         let legal = game.legal_actions();
+        // the move generator agrees with an independent slow one
+        let mut listed: Vec<(u8, Square, Square)> = legal
+            .iter()
+            .filter_map(|a| match *a {
+                Action::Move { die, from, to } => Some((die, from, to)),
+                _ => None,
+            })
+            .collect();
+        listed.sort();
+        prop_assert_eq!(listed, naive_moves(&game), "{}", here);
         // every listed action applies
         for &action in &legal {
             let mut copy = game.clone();
@@ -88,11 +205,20 @@ fn play(options: Options, first: Seat, seed: u64) -> Result<(Game, Vec<Action>),
             );
         }
         // random unlisted moves are refused and change nothing
-        for _ in 0..4 {
-            let action = Action::Move {
-                die: rng.below(3) as u8,
-                from: Square::from_index(rng.below(64) as u8).unwrap(),
-                to: Square::from_index(rng.below(64) as u8).unwrap(),
+        for _ in 0..6 {
+            let action = match rng.below(8) {
+                0 => Action::Roll {
+                    dice: [rng.below(8) as u8, rng.below(8) as u8],
+                },
+                1 => Action::EndTurn,
+                2 => Action::Resign {
+                    seat: Seat::from_index(rng.below(4)),
+                },
+                _ => Action::Move {
+                    die: rng.below(3) as u8,
+                    from: Square::from_index(rng.below(64) as u8).unwrap(),
+                    to: Square::from_index(rng.below(64) as u8).unwrap(),
+                },
             };
             if legal.contains(&action) {
                 continue;
@@ -202,7 +328,7 @@ fn play(options: Options, first: Seat, seed: u64) -> Result<(Game, Vec<Action>),
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn random_games_keep_every_invariant_and_replay_identically(
@@ -229,7 +355,7 @@ proptest! {
     }
 
     #[test]
-    fn parsing_mutated_positions_never_panics(seed in any::<u64>(), edits in 1usize..6) {
+    fn parsing_mutated_positions_never_panics(seed in any::<u64>(), edits in 1usize..4) {
         let mut rng = Rng::new(seed);
         let mut bytes = rules::chaturaji::START.as_bytes().to_vec();
         let alphabet = b"rbygKEHSP012345678/-,*@<uxdv ";
@@ -240,7 +366,21 @@ proptest! {
         let text = String::from_utf8(bytes).unwrap();
         if let Ok(pos) = text.parse::<Position>() {
             prop_assert_eq!(pos.to_string().parse::<Position>().unwrap(), pos);
-            let _ = Game::from_position(Options::default(), pos);
+            // an accepted position plays on without panicking
+            if let Ok(mut game) = Game::from_position(Options::default(), pos) {
+                for _ in 0..200 {
+                    let legal: Vec<Action> = game
+                        .legal_actions()
+                        .into_iter()
+                        .filter(|a| !matches!(a, Action::Resign { .. }))
+                        .collect();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    let action = legal[rng.below(legal.len())];
+                    prop_assert!(game.apply(action).is_ok(), "{} in {}", action, game.notation());
+                }
+            }
         }
     }
 }

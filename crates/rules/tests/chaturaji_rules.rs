@@ -525,8 +525,7 @@ fn c15_only_the_first_arrived_pawn_promotes_for_one_type() {
         g.position().waiting_pawns(Seat::Red).collect::<Vec<_>>(),
         [sq("c8"), sq("b8")]
     );
-    // now Red loses its horse and its elephant in one move? No: pawns waiting for different types all
-    // promote: Blue's boat takes the horse on h1 -> b8 becomes a horse.
+    // Blue's boat (second die) takes Red's horse on h1: b8 becomes a horse, c8 still waits.
     mv(&mut g, 1, "f3", "h1");
     assert_eq!(piece(&g, "b8"), p(Seat::Red, Kind::Horse));
     assert_eq!(piece(&g, "c8"), p(Seat::Red, Kind::Pawn));
@@ -554,24 +553,9 @@ fn c15_pawns_waiting_for_different_types_promote_together() {
 
 #[test]
 fn c14_every_seats_waiting_pawns_promote_after_any_move() {
-    // Red's pawn b7xc8 takes Blue's only elephant: Red's pawn (no Red elephant) becomes an elephant on
-    // c8, and Blue's pawn waiting on h6 (an elephant picture on Blue's far edge) becomes one too.
-    let mut g = game(
-        opts(),
-        &format!("{KINGS} rP@b7 bE@c8 bP@h6 bE@a1"),
-        "r - 0,0,0,0 h6 0 0 - - - -",
-    );
-    // (Blue's elephant on a1 keeps h6 waiting in the set-up; Red takes the c8 one, then...)
-    roll(&mut g, 1, 2);
-    let events = mv(&mut g, 0, "b7", "c8");
-    assert!(events.contains(&Event::Promoted {
-        seat: Seat::Red,
-        at: sq("c8"),
-        to: Kind::Elephant
-    }));
-    assert_eq!(piece(&g, "h6"), p(Seat::Blue, Kind::Pawn));
-    // ... now Red's new elephant takes the a1 elephant? It stands on c8; instead check the other seat by
-    // a second position where Blue's last elephant is the one captured.
+    // Red's pawn b7xc8 takes Blue's only elephant. Red has no elephant, so its pawn becomes one on c8;
+    // Blue's pawn waiting on h6 (an elephant picture on Blue's far edge, file h) promotes in the same
+    // step, at the end of Red's move.
     let mut g = game(
         opts(),
         &format!("{KINGS} rP@b7 bE@c8 bP@h6"),
@@ -593,6 +577,15 @@ fn c14_every_seats_waiting_pawns_promote_after_any_move() {
             (Seat::Blue, sq("h6"), Kind::Elephant)
         ]
     );
+    // with another Blue elephant alive, Blue's pawn keeps waiting
+    let mut g = game(
+        opts(),
+        &format!("{KINGS} rP@b7 bE@c8 bP@h6 bE@a1"),
+        "r - 0,0,0,0 h6 0 0 - - - -",
+    );
+    roll(&mut g, 1, 2);
+    mv(&mut g, 0, "b7", "c8");
+    assert_eq!(piece(&g, "h6"), p(Seat::Blue, Kind::Pawn));
 }
 
 #[test]
@@ -873,29 +866,28 @@ fn c21_t5_chaturaji_ends_at_once_with_54() {
 
 #[test]
 fn c21_chaturaji_counts_the_most_recent_king() {
-    // Blue's first king fell to Yellow, but its re-crowned king fell to Red: it counts for Red.
+    // Blue's first king fell to Yellow (b<y). Blue's pawn g5-h5 is crowned on a king square; Red then
+    // takes that king and Green's: every other seat lost its most recent king to Red.
     let mut g = game(
         opts(),
-        "rK@e3 gK@f4 rP@a2 bP@b5 yP@h7 gP@g1",
-        "r - 0,0,0,0 - 0 0 - b<r,y<r - -",
+        "rK@g4 gK@g6 bP@g5 rP@a2 yP@h7 gP@c1",
+        "b - 0,0,0,0 - 0 0 - b<y,y<r - -",
     );
+    roll(&mut g, 1, 4);
+    mv(&mut g, 0, "g5", "h5");
+    assert_eq!(piece(&g, "h5"), p(Seat::Blue, Kind::King));
+    roll(&mut g, 2, 2); // Yellow has no boat: passes
+    roll(&mut g, 2, 2); // Green too
     roll(&mut g, 1, 1);
-    mv(&mut g, 0, "e3", "f4");
+    mv(&mut g, 0, "g4", "h5");
+    assert_eq!(g.position().king_captor(Seat::Blue), Some(Seat::Red));
+    assert!(g.outcome().is_none());
+    mv(&mut g, 1, "h5", "g6");
     assert_eq!(
         g.outcome().unwrap().reason,
         EndReason::Chaturaji { seat: Seat::Red }
     );
-    // the same chain played out: Blue's king re-crowned on d8? (Blue's king squares are h4/h5)
-    let mut g = game(
-        opts(),
-        "rK@g3 bK@h2 bP@h5 bP@g4 gK@c3 yK@f1 rP@a2",
-        "r - 0,0,0,0 h5 0 0 - b<y - -",
-    );
-    // Blue's king on h2 is its re-crowned king (first one taken by Yellow); Red takes it.
-    roll(&mut g, 1, 1);
-    mv(&mut g, 0, "g3", "h2");
-    assert_eq!(g.position().king_captor(Seat::Blue), Some(Seat::Red));
-    assert!(g.outcome().is_none());
+    assert_eq!(g.position().points()[0], 54);
 }
 
 // ---------- 8. end and ranking ----------
@@ -1125,4 +1117,111 @@ fn notation_round_trips_and_rejects_bad_text_clearly() {
     };
     let text = format!("{} r 1u2u 0,0,0,0 - 0 0 - - - -", board(KINGS));
     assert!(Game::from_notation(long, &text).is_err());
+}
+
+// ---------- options and wire forms ----------
+
+#[test]
+fn options_defaults_serde_names_and_every_problem_listed() {
+    let defaults = opts();
+    assert_eq!(defaults.dice, DiceKind::Cube);
+    assert_eq!(defaults.promotion, Promotion::LostTypeOnly);
+    assert!(defaults.boat_triumph);
+    assert!(!defaults.throne_points);
+    assert_eq!(defaults.dice_use, DiceUse::Optional);
+    assert_eq!(defaults.round_limit, 30);
+    assert_eq!(defaults.first_seat_next_game, FirstSeatNextGame::Rotate);
+    let json = serde_json::to_value(defaults).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "dice": "cube", "promotion": "lost_type_only", "boat_triumph": true,
+            "throne_points": false, "dice_use": "optional", "round_limit": 30,
+            "first_seat_next_game": "rotate"
+        })
+    );
+    let partial: Options = serde_json::from_str(r#"{"dice": "long", "round_limit": 12}"#).unwrap();
+    assert_eq!(partial.dice, DiceKind::Long);
+    assert_eq!(partial.round_limit, 12);
+    assert_eq!(partial.promotion, Promotion::LostTypeOnly);
+    assert!(serde_json::from_str::<Options>(r#"{"dice": "d20"}"#).is_err());
+    assert!(serde_json::from_str::<Options>(r#"{"colour": "red"}"#).is_err());
+
+    for bad in [0, 201] {
+        let o = Options {
+            round_limit: bad,
+            ..opts()
+        };
+        let problems = o.validate().unwrap_err();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            (problems[0].option, problems[0].code),
+            ("round_limit", "out_of_range")
+        );
+        assert!(Game::new(o, Seat::Red).is_err());
+    }
+    for good in [1, 200] {
+        assert!(
+            Options {
+                round_limit: good,
+                ..opts()
+            }
+            .validate()
+            .is_ok()
+        );
+    }
+    let problems = Options::from_settings([
+        ("dice", "d20"),
+        ("promotion", "never"),
+        ("round_limit", "500"),
+        ("colour", "red"),
+        ("dice_use", "forced"),
+    ])
+    .unwrap_err();
+    let listed: Vec<_> = problems.iter().map(|p| (p.option, p.code)).collect();
+    assert_eq!(
+        listed,
+        [
+            ("dice", "unknown_value"),
+            ("promotion", "unknown_value"),
+            ("unknown", "unknown_option"),
+            ("round_limit", "out_of_range"),
+        ]
+    );
+    let set = Options::from_settings([("throne_points", "on"), ("first_seat_next_game", "fixed")])
+        .unwrap();
+    assert!(set.throne_points);
+    assert_eq!(set.first_seat_next_game, FirstSeatNextGame::Fixed);
+}
+
+#[test]
+fn actions_and_events_have_stable_json() {
+    let action = Action::Move {
+        die: 1,
+        from: sq("d2"),
+        to: sq("d3"),
+    };
+    let json = serde_json::to_string(&action).unwrap();
+    assert_eq!(json, r#"{"type":"move","die":1,"from":"d2","to":"d3"}"#);
+    assert_eq!(serde_json::from_str::<Action>(&json).unwrap(), action);
+    assert_eq!(
+        serde_json::from_str::<Action>(r#"{"type":"roll","dice":[1,5]}"#).unwrap(),
+        Action::Roll { dice: [1, 5] }
+    );
+    assert_eq!(
+        serde_json::from_str::<Action>(r#"{"type":"resign","seat":"blue"}"#).unwrap(),
+        Action::Resign { seat: Seat::Blue }
+    );
+    assert_eq!(
+        serde_json::to_string(&Action::EndTurn).unwrap(),
+        r#"{"type":"end_turn"}"#
+    );
+    let mut g = Game::new(opts(), Seat::Red).unwrap();
+    let applied = g.apply(Action::Roll { dice: [4, 6] }).unwrap();
+    let json = serde_json::to_value(applied).unwrap();
+    assert_eq!(json[0]["type"], "rolled");
+    assert_eq!(json[0]["dice"][0]["unusable"], "no_legal_move");
+    assert_eq!(json[1]["type"], "turn_ended");
+    let err = g.apply(Action::EndTurn).unwrap_err();
+    assert_eq!(err.code(), "not_rolled");
 }

@@ -214,18 +214,23 @@ impl Board {
         }
     }
 
+    /// The piece types a die of `class` moves.
+    #[inline]
+    fn kinds_of(class: DieClass) -> &'static [Kind] {
+        match class {
+            DieClass::PawnOrKing => &[Kind::Pawn, Kind::King],
+            DieClass::Boat => &[Kind::Boat],
+            DieClass::Horse => &[Kind::Horse],
+            DieClass::Elephant => &[Kind::Elephant],
+        }
+    }
+
     /// Whether some piece of `seat` in `class` has a legal move (C.8).
     #[inline]
     pub(crate) fn class_can_move(&self, seat: Seat, class: DieClass) -> bool {
-        for from in Bits(self.of_class(seat, class)) {
-            let kind = self
-                .kind_at(from)
-                .expect("a piece of the class stands here");
-            if self.targets(seat, kind, from) != 0 {
-                return true;
-            }
-        }
-        false
+        Board::kinds_of(class).iter().any(|&kind| {
+            Bits(self.pieces(seat, kind)).any(|from| self.targets(seat, kind, from) != 0)
+        })
     }
 
     /// Call `f(from, to)` for every legal move of `seat`'s pieces in `class`.
@@ -236,12 +241,11 @@ impl Board {
         class: DieClass,
         mut f: impl FnMut(Square, Square),
     ) {
-        for from in Bits(self.of_class(seat, class)) {
-            let kind = self
-                .kind_at(from)
-                .expect("a piece of the class stands here");
-            for to in Bits(self.targets(seat, kind, from)) {
-                f(from, to);
+        for &kind in Board::kinds_of(class) {
+            for from in Bits(self.pieces(seat, kind)) {
+                for to in Bits(self.targets(seat, kind, from)) {
+                    f(from, to);
+                }
             }
         }
     }
@@ -285,7 +289,7 @@ mod tests {
         );
         assert_eq!(board.occupied().count_ones(), 32);
         for seat in Seat::ALL {
-            assert_eq!(board.material(seat), 1 + 2 + 3 + 4 + 5 + 4);
+            assert_eq!(board.material(seat), 4 + 2 + 3 + 4 + 5); // four pawns, S, H, E, K
             assert_eq!(board.pieces(seat, Kind::King), THRONES[seat.index()].bit());
         }
     }

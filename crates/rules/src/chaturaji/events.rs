@@ -70,37 +70,48 @@ pub enum Event {
     },
 }
 
-const CAPACITY: usize = 48;
+/// Events kept inline; almost every action has fewer (a move, perhaps a capture, the end of the turn).
+/// Rare bigger ones (a triumph with several promotions, say) spill to the heap.
+const INLINE: usize = 10;
 
-/// The events of one action (at most a few dozen: a move, its captures, a triumph, every promotion, the
-/// end of the turn, resigned seats' passes, the end of the game).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The events of one action, in order. Small, and allocation-free unless an action has more than
+/// ten events.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Applied {
     len: u8,
-    events: [Event; CAPACITY],
+    inline: [Event; INLINE],
+    spill: Vec<Event>,
 }
 
 impl Applied {
     pub(crate) fn new() -> Applied {
         Applied {
             len: 0,
-            events: [Event::Resigned { seat: Seat::Red }; CAPACITY],
+            inline: [Event::Resigned { seat: Seat::Red }; INLINE],
+            spill: Vec::new(),
         }
     }
 
     #[inline]
     pub(crate) fn push(&mut self, event: Event) {
-        // The capacity is above the largest possible count (see the type's doc); never panic in play.
-        if (self.len as usize) < CAPACITY {
-            self.events[self.len as usize] = event;
+        let len = self.len as usize;
+        if len < INLINE {
+            self.inline[len] = event;
             self.len += 1;
         } else {
-            debug_assert!(false, "event list overflow");
+            if self.spill.is_empty() {
+                self.spill.extend_from_slice(&self.inline);
+            }
+            self.spill.push(event);
         }
     }
 
     pub fn events(&self) -> &[Event] {
-        &self.events[..self.len as usize]
+        if self.spill.is_empty() {
+            &self.inline[..self.len as usize]
+        } else {
+            &self.spill
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Event> {
@@ -112,7 +123,9 @@ impl Applied {
         let mut points = [0u16; 4];
         for event in self.events() {
             match *event {
-                Event::Captured { by, points: p, .. } => points[by.index()] += p,
+                Event::Captured { by, points: p, .. } => {
+                    points[by.index()] = points[by.index()].saturating_add(p)
+                }
                 Event::ThronePoints {
                     seat, points: p, ..
                 } => points[seat.index()] += p,
@@ -120,7 +133,10 @@ impl Applied {
                     seat,
                     points_before,
                     points_after,
-                } => points[seat.index()] += points_after - points_before,
+                } => {
+                    points[seat.index()] =
+                        points[seat.index()].saturating_add(points_after - points_before)
+                }
                 _ => {}
             }
         }
@@ -139,5 +155,24 @@ impl Applied {
 impl Serialize for Applied {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.events())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_beyond_the_inline_capacity_keep_their_order() {
+        let mut applied = Applied::new();
+        let all: Vec<Event> = (0..25)
+            .map(|i| Event::Resigned {
+                seat: Seat::from_index(i),
+            })
+            .collect();
+        for (i, &event) in all.iter().enumerate() {
+            applied.push(event);
+            assert_eq!(applied.events(), &all[..=i]);
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! A game: options plus position, the actions that drive it, and the turn flow (C.7–C.9, C.22, C.23).
+//! A game: options plus position, and the turn flow that actions drive (C.7–C.9, C.22, C.23).
 
+use super::action::{Action, IllegalAction, Move, MoveList};
 use super::dice::{Die, DieClass, DieState, DieView, Unusable};
 use super::events::{Applied, Event};
 use super::options::{DiceUse, Options};
@@ -8,151 +9,17 @@ use super::pipeline::resolve_move;
 use super::position::Position;
 use super::square::Square;
 use crate::{OptionError, Seat};
-use serde::{Deserialize, Serialize};
-use std::fmt;
+
+/// Whether some unused die in these views can be used.
+fn any_usable_view(views: Option<[DieView; 2]>) -> bool {
+    views.is_some_and(|dice| {
+        dice.iter()
+            .any(|d| d.state == DieState::Unused && d.unusable.is_none())
+    })
+}
 
 /// Turns without a capture that end the game (C.22.3: 12 rounds).
 pub const NO_CAPTURE_TURNS: u16 = 48;
-
-/// Everything a seat (or the room) can do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Action {
-    /// The room's throw of the two dice at the start of a turn (C.7, C.10).
-    Roll { dice: [u8; 2] },
-    /// Move the piece on `from` to `to` using die `die` (0 or 1).
-    Move { die: u8, from: Square, to: Square },
-    /// End the turn with a usable die left (`optional` dice use only).
-    EndTurn,
-    /// Any live seat, at any time (C.23).
-    Resign { seat: Seat },
-}
-
-impl fmt::Display for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Action::Roll { dice } => write!(f, "roll {},{}", dice[0], dice[1]),
-            Action::Move { die, from, to } => write!(f, "{from}-{to}/{die}"),
-            Action::EndTurn => f.write_str("end"),
-            Action::Resign { seat } => write!(f, "resign {seat}"),
-        }
-    }
-}
-
-/// Why an action was refused; the game is unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum IllegalAction {
-    #[error("the game is over")]
-    GameOver,
-    #[error("the dice of this turn are already thrown")]
-    AlreadyRolled,
-    #[error("the dice of this turn are not thrown yet")]
-    NotRolled,
-    #[error("{face} is not a face of the {kind} dice")]
-    BadDieFace { face: u8, kind: &'static str },
-    #[error("there is no die {0} (dice are 0 and 1)")]
-    NoSuchDie(u8),
-    #[error("die {0} is already used")]
-    DieAlreadyUsed(u8),
-    #[error("no piece of the seat to move stands on {0}")]
-    NotYourPiece(Square),
-    #[error("the die does not move this piece's type")]
-    WrongClass,
-    #[error("the piece cannot move from {from} to {to}")]
-    IllegalDestination { from: Square, to: Square },
-    #[error("a remaining die can still be used (dice use is forced)")]
-    MustUseDice,
-    #[error("{0} has already resigned")]
-    AlreadyResigned(Seat),
-}
-
-impl IllegalAction {
-    /// Stable machine-readable code.
-    pub const fn code(&self) -> &'static str {
-        match self {
-            IllegalAction::GameOver => "game_over",
-            IllegalAction::AlreadyRolled => "already_rolled",
-            IllegalAction::NotRolled => "not_rolled",
-            IllegalAction::BadDieFace { .. } => "bad_die_face",
-            IllegalAction::NoSuchDie(_) => "no_such_die",
-            IllegalAction::DieAlreadyUsed(_) => "die_already_used",
-            IllegalAction::NotYourPiece(_) => "not_your_piece",
-            IllegalAction::WrongClass => "wrong_class",
-            IllegalAction::IllegalDestination { .. } => "illegal_destination",
-            IllegalAction::MustUseDice => "must_use_dice",
-            IllegalAction::AlreadyResigned(_) => "already_resigned",
-        }
-    }
-}
-
-/// One move for one die, as generated into a [`MoveList`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Move {
-    pub die: u8,
-    pub from: Square,
-    pub to: Square,
-}
-
-impl From<Move> for Action {
-    fn from(m: Move) -> Action {
-        Action::Move {
-            die: m.die,
-            from: m.from,
-            to: m.to,
-        }
-    }
-}
-
-/// Fixed-capacity move buffer (no allocation in the hot path). 8 pieces × at most 14 targets per die,
-/// two dice: 224 moves at most.
-#[derive(Debug, Clone)]
-pub struct MoveList {
-    len: usize,
-    moves: [Move; 256],
-}
-
-impl Default for MoveList {
-    fn default() -> Self {
-        MoveList {
-            len: 0,
-            moves: [Move {
-                die: 0,
-                from: Square::at(0),
-                to: Square::at(0),
-            }; 256],
-        }
-    }
-}
-
-impl MoveList {
-    pub fn new() -> MoveList {
-        MoveList::default()
-    }
-
-    pub fn clear(&mut self) {
-        self.len = 0;
-    }
-
-    #[inline]
-    fn push(&mut self, m: Move) {
-        if self.len < self.moves.len() {
-            self.moves[self.len] = m;
-            self.len += 1;
-        }
-    }
-
-    pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
 
 /// Where the game stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,6 +86,21 @@ impl Game {
                 game.outcome = Some(Outcome::rank(reason, &pos.board, pos.points, pos.resigned))
             }
             None => {
+                if u32::from(pos.turn) >= options.round_limit.saturating_mul(4) {
+                    return inconsistent(format!(
+                        "turn {} is past the round limit ({} rounds)",
+                        pos.turn, options.round_limit
+                    ));
+                }
+                if pos.no_capture_turns >= NO_CAPTURE_TURNS || pos.no_capture_turns > pos.turn {
+                    return inconsistent(format!(
+                        "{} turns without capture cannot be reached in a running game at turn {}",
+                        pos.no_capture_turns, pos.turn
+                    ));
+                }
+                if pos.board.king_count() <= 1 {
+                    return inconsistent("at most one king on the board ends the game".into());
+                }
                 if pos.is_resigned(pos.to_move) {
                     return inconsistent("the seat to move has resigned".into());
                 }
@@ -448,13 +330,16 @@ impl Game {
             face,
             state: DieState::Unused,
         }));
-        events.push(Event::Rolled {
-            seat: self.pos.to_move,
-            dice: self.dice().expect("just thrown"),
-        });
+        let views = self.dice();
+        if let Some(dice) = views {
+            events.push(Event::Rolled {
+                seat: self.pos.to_move,
+                dice,
+            });
+        }
         // C.9: if neither die is usable the turn passes at once.
-        if !self.any_usable() {
-            self.end_turn(events);
+        if !any_usable_view(views) {
+            self.end_turn_with(views, events);
         }
         Ok(())
     }
@@ -498,8 +383,12 @@ impl Game {
         resolve_move(&mut self.pos, &self.options, seat, from, to, events);
         if let Some(reason) = self.pos.end {
             self.finish(reason, events);
-        } else if !self.any_usable() {
-            self.end_turn(events);
+        } else {
+            // The turn goes on while a remaining die is usable, judged now (9b).
+            let views = self.dice();
+            if !any_usable_view(views) {
+                self.end_turn_with(views, events);
+            }
         }
         Ok(())
     }
@@ -535,10 +424,15 @@ impl Game {
     /// Complete the current turn, check the end-of-turn ends (C.22.3–5), move to the next seat and pass
     /// every resigned seat's turn at once (C.23).
     fn end_turn(&mut self, events: &mut Applied) {
+        self.end_turn_with(self.dice(), events)
+    }
+
+    /// [`Game::end_turn`] with the final dice views already computed.
+    fn end_turn_with(&mut self, mut views: Option<[DieView; 2]>, events: &mut Applied) {
         loop {
             events.push(Event::TurnEnded {
                 seat: self.pos.to_move,
-                dice: self.dice(),
+                dice: views.take(),
             });
             self.pos.turn += 1;
             if self.pos.captured_this_turn {

@@ -56,9 +56,10 @@
 //! ```
 //!
 //! Modules: [`board`] (bitboards, setup, move generation), [`dice`], [`options`], [`pipeline`] (the
-//! post-move pipeline of section 5), [`game`] (actions and turn flow), [`outcome`] (ends and ranking),
-//! [`notation`], [`perft`].
+//! post-move pipeline of section 5), [`action`] (actions, refusals, the move buffer), [`game`] (turn flow), [`outcome`] (ends and ranking),
+//! [`notation`], [`mod@perft`].
 
+pub mod action;
 pub mod board;
 pub mod dice;
 pub mod events;
@@ -73,10 +74,11 @@ pub mod position;
 pub mod square;
 mod tables;
 
+pub use action::{Action, IllegalAction, Move, MoveList};
 pub use board::{Board, THRONES};
 pub use dice::{DiceKind, Die, DieClass, DieState, DieView, Unusable};
 pub use events::{Applied, Event};
-pub use game::{Action, Game, IllegalAction, Move, MoveList, NO_CAPTURE_TURNS, Phase, SetupError};
+pub use game::{Game, NO_CAPTURE_TURNS, Phase, SetupError};
 pub use notation::{NotationError, START};
 pub use options::{DiceUse, FirstSeatNextGame, Options, Promotion};
 pub use outcome::{EndReason, Outcome, Standing};

@@ -65,6 +65,26 @@ impl Default for Options {
     }
 }
 
+/// The value named `value` among `choices`, or an `unknown_value` problem naming the accepted ones.
+fn pick<T: Copy>(
+    option: &'static str,
+    value: &str,
+    choices: &[(&str, T)],
+) -> Result<T, OptionError> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == value)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| OptionError {
+            option,
+            code: "unknown_value",
+            message: format!(
+                "`{value}` is not one of {}",
+                choices.iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
+            ),
+        })
+}
+
 impl Options {
     /// Every problem with these options (the typed fields leave only the round limit to check).
     pub fn validate(&self) -> Result<(), Vec<OptionError>> {
@@ -94,24 +114,6 @@ impl Options {
         let mut options = Options::default();
         let mut problems = Vec::new();
         for (name, value) in settings {
-            fn pick<T: Copy>(
-                option: &'static str,
-                value: &str,
-                choices: &[(&str, T)],
-            ) -> Result<T, OptionError> {
-                choices
-                    .iter()
-                    .find(|(name, _)| *name == value)
-                    .map(|&(_, v)| v)
-                    .ok_or_else(|| OptionError {
-                        option,
-                        code: "unknown_value",
-                        message: format!(
-                            "`{value}` is not one of {}",
-                            choices.iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
-                        ),
-                    })
-            }
             const ON_OFF: [(&str, bool); 4] = [
                 ("on", true),
                 ("off", false),

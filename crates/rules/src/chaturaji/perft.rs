@@ -7,8 +7,11 @@
 //!   game ended during the turn the record of the turn's dice is ignored (which die was used and which
 //!   became void does not make a different state).
 //! - A state where the game ended has no children: it counts as a leaf only if reached at the last turn.
+//! - Resigned seats' turns pass inside the turn before them (C.23), so they use no `--dice`: each pair
+//!   of faces is the turn of the next seat that still decides.
 
-use super::game::{Action, Game, MoveList, Phase};
+use super::action::{Action, MoveList};
+use super::game::{Game, Phase};
 use super::position::Position;
 use std::collections::HashSet;
 

@@ -53,7 +53,7 @@ pub(crate) fn resolve_move(
             let bit = 1 << owner.index();
             if owner != seat && pos.thrones[seat.index()] & bit == 0 {
                 pos.thrones[seat.index()] |= bit;
-                pos.points[seat.index()] += THRONE_POINTS;
+                pos.points[seat.index()] = pos.points[seat.index()].saturating_add(THRONE_POINTS);
                 events.push(Event::ThronePoints {
                     seat,
                     throne: owner,
@@ -100,7 +100,7 @@ pub(crate) fn resolve_move(
 fn capture(pos: &mut Position, by: Seat, victim: Piece, at: Square, events: &mut Applied) {
     let points = victim.kind.value();
     pos.board.clear(at);
-    pos.points[by.index()] += points;
+    pos.points[by.index()] = pos.points[by.index()].saturating_add(points);
     pos.captured_this_turn = true;
     if victim.kind == Kind::Pawn {
         pos.waiting[victim.seat.index()].remove(at);
@@ -176,5 +176,89 @@ fn promote(pos: &mut Position, options: &Options, events: &mut Applied) {
                 i += 1;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The order of the steps, checked on `resolve_move` itself.
+    use super::*;
+
+    fn run(text: &str, options: Options, from: &str, to: &str) -> (Position, Vec<Event>) {
+        let mut pos: Position = text.parse().unwrap();
+        let mut events = Applied::new();
+        let seat = pos.to_move;
+        resolve_move(
+            &mut pos,
+            &options,
+            seat,
+            from.parse().unwrap(),
+            to.parse().unwrap(),
+            &mut events,
+        );
+        (pos, events.events().to_vec())
+    }
+
+    #[test]
+    fn c21_chaturaji_fires_before_promotion_could_recrown() {
+        // Green has a pawn waiting on a5, a king picture of its far edge (file a). Red takes Green's king, its third: Chaturaji ends the game before step 5 would
+        // re-crown Green.
+        let text = "8/8/8/gP7/5gK2/4rK3/8/8 r 1u1u 0,0,0,0 a5 0 0 - b<r,y<r - -";
+        let (pos, events) = run(text, Options::default(), "e3", "f4");
+        assert_eq!(pos.end, Some(EndReason::Chaturaji { seat: Seat::Red }));
+        assert_eq!(pos.points[0], CHATURAJI_POINTS);
+        assert!(!events.iter().any(|e| matches!(e, Event::Promoted { .. })));
+        assert_eq!(pos.waiting_pawns(Seat::Green).count(), 1);
+    }
+
+    #[test]
+    fn c16_promotion_runs_before_the_king_count() {
+        // Without step 5 first, one king would be left; with it, Green is re-crowned and play goes on.
+        let text = "8/8/8/gP7/5gK2/4rK3/8/8 r 1u1u 0,0,0,0 a5 0 0 - b<y,y<r - -";
+        let (pos, events) = run(text, Options::default(), "e3", "f4");
+        assert_eq!(pos.end, None);
+        assert!(events.contains(&Event::Promoted {
+            seat: Seat::Green,
+            at: "a5".parse().unwrap(),
+            to: Kind::King
+        }));
+    }
+
+    #[test]
+    fn c20_throne_points_come_before_promotion() {
+        let options = Options {
+            throne_points: true,
+            ..Options::default()
+        };
+        let text = "8/4rP3/8/bK7/7gK/8/8/8 r 1u1u 0,0,0,0 - 0 0 - - - -";
+        let (pos, events) = run(text, options, "e7", "e8");
+        assert_eq!(pos.points, [0; 4]);
+        assert_eq!(
+            events,
+            [Event::Promoted {
+                seat: Seat::Red,
+                at: "e8".parse().unwrap(),
+                to: Kind::King
+            }]
+        );
+    }
+
+    #[test]
+    fn c19_boat_triumph_comes_after_the_landing_capture() {
+        // Red's boat c3-e5 takes a Yellow pawn, completing d4 e4 d5 e5 with one boat of each seat.
+        let text = "8/8/8/3gSyP3/3bSyS3/2rS5/8/rKbKyKgK4 r 2u4u 0,0,0,0 - 0 0 - - - -";
+        let (pos, events) = run(text, Options::default(), "c3", "e5");
+        assert_eq!(pos.points, [1 + 6, 0, 0, 0]);
+        let kinds: Vec<&str> = events
+            .iter()
+            .map(|e| match e {
+                Event::Captured { piece, .. } if piece.kind == Kind::Pawn => "pawn",
+                Event::Captured { .. } => "boat",
+                Event::BoatTriumph { .. } => "triumph",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["pawn", "triumph", "boat", "boat", "boat"]);
+        assert!(pos.captured_this_turn);
     }
 }

@@ -116,16 +116,18 @@ pub(crate) fn attackers(board: &[u8; 256], sq: u8, owners: u32) -> Vec<(u8, u8)>
 }
 
 /// Checks and pins against one king, computed once per position so most moves are known legal without
-/// playing them.
+/// playing them. Lines are only built when there is a check or a pin, which is rare: the common case
+/// costs eight short ray walks and eight knight probes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct KingSafety {
     pub checkers: u32,
     /// With one checker: its square and the squares between it and the king (capture or block there).
     pub evasion: Bits,
     pub pinned: Bits,
-    /// Pinned piece squares and the line each may move along (king exclusive, pinner inclusive).
-    pub pins: [(u8, Bits); 8],
-    pub pin_count: usize,
+    /// Pinned piece squares and the index (in `ALL_DIRS`) of the ray from the king through them.
+    pins: [(u8, u8); 8],
+    pin_count: usize,
+    king: u8,
 }
 
 impl KingSafety {
@@ -136,8 +138,9 @@ impl KingSafety {
             checkers: 0,
             evasion: Bits::EMPTY,
             pinned: Bits::EMPTY,
-            pins: [(0, Bits::EMPTY); 8],
+            pins: [(0, 0); 8],
             pin_count: 0,
+            king,
         };
         for d in KNIGHT_JUMPS {
             let t = step(king, d);
@@ -149,22 +152,20 @@ impl KingSafety {
         }
         for (i, d) in ALL_DIRS.into_iter().enumerate() {
             let diagonal = i >= 4;
-            let mut line = Bits::EMPTY;
-            let mut t = step(king, d);
+            let first = step(king, d);
+            let mut t = first;
             while board[t as usize] == EMPTY {
-                line.set(t);
                 t = step(t, d);
             }
-            line.set(t);
             let p = board[t as usize];
             let k = kind_of(p);
-            let slides = if diagonal {
-                slides_diagonally(k)
-            } else {
-                slides_orthogonally(k)
-            };
             if owned_by(p, owners) {
-                let adjacent = t == step(king, d);
+                let slides = if diagonal {
+                    slides_diagonally(k)
+                } else {
+                    slides_orthogonally(k)
+                };
+                let adjacent = t == first;
                 let hits = slides
                     || (adjacent && k == KING)
                     || (adjacent
@@ -173,19 +174,21 @@ impl KingSafety {
                         && (PAWN_HITS[i - 4] >> owner_of(p)) & 1 != 0);
                 if hits {
                     safety.checkers += 1;
-                    for w in 0..4 {
-                        safety.evasion.0[w] |= line.0[w];
+                    let mut s = first;
+                    loop {
+                        safety.evasion.set(s);
+                        if s == t {
+                            break;
+                        }
+                        s = step(s, d);
                     }
                 }
             } else if owner_of(p) == seat {
                 // Own piece: pinned if the next piece behind it is an attacker sliding this way.
-                let blocker = t;
                 let mut u = step(t, d);
                 while board[u as usize] == EMPTY {
-                    line.set(u);
                     u = step(u, d);
                 }
-                line.set(u);
                 let q = board[u as usize];
                 let slides = if diagonal {
                     slides_diagonally(kind_of(q))
@@ -193,8 +196,8 @@ impl KingSafety {
                     slides_orthogonally(kind_of(q))
                 };
                 if slides && owned_by(q, owners) {
-                    safety.pinned.set(blocker);
-                    safety.pins[safety.pin_count] = (blocker, line);
+                    safety.pinned.set(t);
+                    safety.pins[safety.pin_count] = (t, i as u8);
                     safety.pin_count += 1;
                 }
             }
@@ -202,14 +205,26 @@ impl KingSafety {
         safety
     }
 
-    /// The line a pinned piece on `sq` may move along.
+    /// The line a pinned piece on `sq` may move along: from the king (exclusive) to the pinner
+    /// (inclusive).
     #[inline]
-    pub(crate) fn pin_line(&self, sq: u8) -> Bits {
-        for &(s, line) in &self.pins[..self.pin_count] {
-            if s == sq {
-                return line;
+    pub(crate) fn pin_line(&self, board: &[u8; 256], sq: u8) -> Bits {
+        let mut line = Bits::EMPTY;
+        let Some(&(_, dir)) = self.pins[..self.pin_count].iter().find(|(s, _)| *s == sq) else {
+            return line;
+        };
+        let d = ALL_DIRS[dir as usize];
+        let mut t = step(self.king, d);
+        let mut blockers = 0;
+        loop {
+            line.set(t);
+            if board[t as usize] != EMPTY {
+                blockers += 1;
+                if blockers == 2 {
+                    return line;
+                }
             }
+            t = step(t, d);
         }
-        Bits::EMPTY
     }
 }

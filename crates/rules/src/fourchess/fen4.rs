@@ -39,6 +39,31 @@ impl Setup {
     pub fn to_fen4(&self) -> String {
         to_fen4(&self.position, self.points, self.ply_clock)
     }
+
+    /// A position holding only `pieces`, given as (square, FEN4 piece token), e.g. `("h1", "rK")`,
+    /// with `to_move` to play, no castling rights and no en-passant entries. Handy for tests and puzzles.
+    pub fn from_pieces(
+        mode: Mode,
+        to_move: Seat,
+        pieces: &[(&str, &str)],
+    ) -> Result<Setup, Fen4Error> {
+        let mut pos = Position::empty(mode);
+        for &(square, token) in pieces {
+            let bad = || Fen4Error::Piece(format!("{token} on {square}"));
+            let sq: Square = square.parse().map_err(|_| bad())?;
+            let piece = parse_piece(token).ok_or_else(bad)?;
+            if pos.board[sq.index()] != EMPTY {
+                return Err(bad());
+            }
+            pos.put_piece(sq, piece);
+        }
+        pos.set_to_move(to_move);
+        Ok(Setup {
+            position: pos,
+            points: [0; 4],
+            ply_clock: 0,
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,6 +82,8 @@ pub enum Fen4Error {
     RankCount(usize),
     #[error("rank {rank}: {problem}")]
     Rank { rank: u8, problem: String },
+    #[error("bad piece placement `{0}`")]
+    Piece(String),
     #[error("{0} has more than one king")]
     TwoKings(Seat),
 }

@@ -59,6 +59,8 @@ pub enum IllegalAction {
     PromotionRequired(MoveText),
     #[error("{0} is out of the game")]
     SeatOut(Seat),
+    #[error("{seat} may not resign for {other}")]
+    NotYourSeat { seat: Seat, other: Seat },
 }
 
 impl IllegalAction {
@@ -70,6 +72,7 @@ impl IllegalAction {
             IllegalAction::IllegalMove(_) => "illegal_move",
             IllegalAction::PromotionRequired(_) => "promotion_required",
             IllegalAction::SeatOut(_) => "seat_out",
+            IllegalAction::NotYourSeat { .. } => "not_your_seat",
         }
     }
 }
@@ -122,18 +125,25 @@ impl Game {
     pub fn new(options: Options, first: Seat) -> Result<Game, Vec<OptionError>> {
         options.validate()?;
         let setup = Setup::start(options.mode, first);
-        Ok(Game::from_setup(options, first, setup))
+        Ok(Game::start_from(options, first, setup))
     }
 
     /// A game from a FEN4 position (the mode comes from `options`).
     pub fn from_fen4(options: Options, fen4: &str) -> Result<Game, NewGameError> {
         options.validate().map_err(NewGameError::Options)?;
         let setup = parse_fen4(fen4, options.mode)?;
-        let first = setup.position.to_move();
-        Ok(Game::from_setup(options, first, setup))
+        Game::from_setup(options, setup).map_err(NewGameError::Options)
     }
 
-    fn from_setup(options: Options, first: Seat, setup: Setup) -> Game {
+    /// A game from a prepared position; the mode comes from `options`.
+    pub fn from_setup(options: Options, mut setup: Setup) -> Result<Game, Vec<OptionError>> {
+        options.validate()?;
+        setup.position.mode = options.mode;
+        let first = setup.position.to_move();
+        Ok(Game::start_from(options, first, setup))
+    }
+
+    fn start_from(options: Options, first: Seat, setup: Setup) -> Game {
         let (state, _) = State::new(&setup);
         let mut game = Game {
             options,
@@ -215,7 +225,25 @@ impl Game {
         self.legal_moves().into_iter().map(Action::from).collect()
     }
 
-    /// Applies an action; an illegal one changes nothing.
+    /// Applies an action sent by `seat`: a move is refused unless `seat` is to act; a resignation must
+    /// be `seat`'s own. Use this where actions come from players; [`Game::apply`] trusts the caller.
+    pub fn apply_for(&mut self, seat: Seat, action: Action) -> Result<Applied, IllegalAction> {
+        if self.outcome.is_some() {
+            return Err(IllegalAction::GameOver);
+        }
+        let to_act = self.state.pos.to_move();
+        match action {
+            Action::Move { .. } if seat != to_act => {
+                Err(IllegalAction::NotYourTurn { seat, to_act })
+            }
+            Action::Resign { seat: other } if other != seat => {
+                Err(IllegalAction::NotYourSeat { seat, other })
+            }
+            _ => self.apply(action),
+        }
+    }
+
+    /// Applies an action (a move is the seat to act's); an illegal one changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<Applied, IllegalAction> {
         if self.outcome.is_some() {
             return Err(IllegalAction::GameOver);
@@ -232,7 +260,8 @@ impl Game {
                     promotion,
                 };
                 let m = self.find_move(text)?;
-                self.play(action, m)
+                // Record the move as resolved (e.g. an FFA promotion sent without a piece is `=D`).
+                self.play(Action::from(m), m)
             }
             Action::Resign { seat } => {
                 if self.state.pos.is_eliminated(seat) {

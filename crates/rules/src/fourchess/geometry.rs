@@ -158,15 +158,16 @@ pub(crate) const fn pawn_captures(seat: Seat) -> [i16; 2] {
 }
 
 /// How far a square is from the seat's back edge, counted along its pawns' direction (0 = own back
-/// rank, 1 = pawn home row, 13 = the far edge).
+/// rank, 1 = pawn home row, 13 = the far edge). Meaningless (but harmless) for off-board squares, which
+/// move generation may ask about before it looks at the square.
 pub(crate) const fn progress(seat: Seat, sq: u8) -> u8 {
     let file = sq % 16;
-    let rank = sq / 16 - 1;
+    let rank = (sq / 16).wrapping_sub(1);
     match seat {
         Seat::Red => rank,
         Seat::Blue => file,
-        Seat::Yellow => 13 - rank,
-        Seat::Green => 13 - file,
+        Seat::Yellow => 13u8.wrapping_sub(rank),
+        Seat::Green => 13u8.wrapping_sub(file),
     }
 }
 

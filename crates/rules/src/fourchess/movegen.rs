@@ -23,8 +23,43 @@ fn owned_by(code: u8, owners: u32) -> bool {
     (owners >> owner_of(code)) & 1 != 0
 }
 
+/// Where generated moves go: a list, or just a count (perft's last ply).
+pub(crate) trait MoveSink {
+    fn push(&mut self, m: Move);
+}
+
+impl MoveSink for Vec<Move> {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        Vec::push(self, m);
+    }
+}
+
+/// Counts moves without storing them.
+#[derive(Debug, Default)]
+pub(crate) struct Counter(pub u64);
+
+impl MoveSink for Counter {
+    #[inline(always)]
+    fn push(&mut self, _: Move) {
+        self.0 += 1;
+    }
+}
+
 /// Appends the legal moves of the side to move to `out`.
 pub(crate) fn legal_moves(pos: &Position, out: &mut Vec<Move>) {
+    generate(pos, out);
+}
+
+/// The number of legal moves of the side to move.
+pub(crate) fn count_legal_moves(pos: &Position) -> u64 {
+    let mut counter = Counter(0);
+    generate(pos, &mut counter);
+    counter.0
+}
+
+#[inline(always)]
+fn generate<S: MoveSink>(pos: &Position, out: &mut S) {
     let me = pos.to_move;
     let seat = me as u8;
     if pos.is_eliminated(me) {
@@ -73,7 +108,7 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut Vec<Move>) {
             Some(s) => {
                 let mut r = (s.checkers == 1).then_some(s.evasion);
                 if s.pinned.has(from) {
-                    let line = s.pin_line(from);
+                    let line = s.pin_line(board, from);
                     r = Some(match r {
                         Some(e) => Bits(std::array::from_fn(|w| e.0[w] & line.0[w])),
                         None => line,
@@ -95,7 +130,7 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut Vec<Move>) {
                             t1,
                             0,
                             teams,
-                            progress(me, t1) >= promotion_progress,
+                            progress(me, t1) == promotion_progress,
                         );
                     }
                     let t2 = step(t1, fwd);
@@ -107,7 +142,7 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut Vec<Move>) {
                 for c in pawn_captures(me) {
                     let t = step(from, c);
                     let p = board[t as usize];
-                    let promotes = progress(me, t) >= promotion_progress;
+                    let promotes = progress(me, t) == promotion_progress;
                     if ep_squares.has(t) && (p == EMPTY || owned_by(p, capturable)) {
                         // F.6: en passant, and the double capture when a capturable piece stands on M.
                         let candidate = Move::new(from, t, 0, EN_PASSANT);
@@ -158,7 +193,7 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut Vec<Move>) {
 }
 
 #[inline(always)]
-fn push_pawn(out: &mut Vec<Move>, from: u8, to: u8, flags: u8, teams: bool, promotes: bool) {
+fn push_pawn<S: MoveSink>(out: &mut S, from: u8, to: u8, flags: u8, teams: bool, promotes: bool) {
     if !promotes {
         out.push(Move::new(from, to, 0, flags));
     } else if teams {
@@ -172,14 +207,14 @@ fn push_pawn(out: &mut Vec<Move>, from: u8, to: u8, flags: u8, teams: bool, prom
     }
 }
 
-fn king_moves(
+fn king_moves<S: MoveSink>(
     pos: &Position,
     from: u8,
     owners: u32,
     capturable: u32,
     teams: bool,
     checkers: u32,
-    out: &mut Vec<Move>,
+    out: &mut S,
 ) {
     let board = &pos.board;
     for d in ALL_DIRS {

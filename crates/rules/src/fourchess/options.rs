@@ -59,6 +59,74 @@ impl Default for Options {
     }
 }
 
+/// Options as a client sent them, before validation: every field optional and loosely typed, so that
+/// [`RawOptions::validate`] can report every problem at once instead of stopping at the first one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RawOptions {
+    pub mode: Option<String>,
+    /// `null`/absent or `"none"` for no limit, else a positive number of plies.
+    pub move_limit: Option<RawLimit>,
+    pub show_legal_moves: Option<bool>,
+    pub rotate_starter: Option<bool>,
+}
+
+/// A move limit as sent: a number or a word.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum RawLimit {
+    Plies(i64),
+    Word(String),
+}
+
+impl RawOptions {
+    /// The options, or every problem with them (defaults fill absent fields).
+    pub fn validate(&self) -> Result<Options, Vec<OptionError>> {
+        let mut errors = Vec::new();
+        let defaults = Options::default();
+        let mode = match self.mode.as_deref() {
+            None => defaults.mode,
+            Some(text) => text.parse().unwrap_or_else(|message| {
+                errors.push(OptionError {
+                    option: "mode",
+                    code: "unknown_value",
+                    message,
+                });
+                defaults.mode
+            }),
+        };
+        let move_limit = match &self.move_limit {
+            None => None,
+            Some(RawLimit::Word(w)) if w == "none" => None,
+            Some(RawLimit::Plies(n)) if *n > 0 && *n <= i64::from(u32::MAX) => Some(*n as u32),
+            Some(other) => {
+                errors.push(OptionError {
+                    option: "move_limit",
+                    code: "out_of_range",
+                    message: format!(
+                        "move_limit must be none or a positive number of plies, not {other:?}"
+                    ),
+                });
+                None
+            }
+        };
+        let options = Options {
+            mode,
+            move_limit,
+            show_legal_moves: self.show_legal_moves.unwrap_or(defaults.show_legal_moves),
+            rotate_starter: self.rotate_starter.unwrap_or(defaults.rotate_starter),
+        };
+        if let Err(more) = options.validate() {
+            errors.extend(more);
+        }
+        if errors.is_empty() {
+            Ok(options)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
 impl Options {
     /// Every problem with these options; never clamps.
     pub fn validate(&self) -> Result<(), Vec<OptionError>> {

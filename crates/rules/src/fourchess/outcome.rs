@@ -71,6 +71,20 @@ impl Outcome {
             .collect()
     }
 
+    /// F.27: `a`'s score against `b` for ratings: 1 for a better place, 0 for a worse one, and half-way
+    /// (0.5) for a shared place, which is what a draw is.
+    pub fn score_against(&self, a: Seat, b: Seat) -> f64 {
+        let (pa, pb) = (
+            self.standings[a.index()].place,
+            self.standings[b.index()].place,
+        );
+        match pa.cmp(&pb) {
+            std::cmp::Ordering::Less => 1.0,
+            std::cmp::Ordering::Equal => 0.5,
+            std::cmp::Ordering::Greater => 0.0,
+        }
+    }
+
     /// Teams standings: the winning team shares place 1 and the other place 3; a draw puts all on 1.
     pub(crate) fn teams(reason: EndReason, losing_seat: Option<Seat>) -> Outcome {
         let standings = Seat::ALL.map(|seat| {

@@ -7,7 +7,7 @@
 //! comes from the pin and check scan) and counted, not played.
 
 use super::fen4::Setup;
-use super::movegen::legal_moves;
+use super::movegen::{count_legal_moves, legal_moves};
 use super::moves::Move;
 use super::options::Mode;
 use super::piece::{GREY, KING, kind_of};
@@ -70,16 +70,14 @@ fn captures_king(pos: &Position, m: Move) -> bool {
 /// Teams: a position whose side to move has no legal move is a finished game (mate or stalemate, F.11,
 /// F.13) and contributes nothing; a king capture finishes the game at once (F.12).
 fn teams(pos: &Position, depth: u32, buf: &mut Vec<Move>) -> u64 {
-    if depth == 0 {
-        return 1;
+    match depth {
+        0 => return 1,
+        1 => return count_legal_moves(pos),
+        _ => {}
     }
     let start = buf.len();
     legal_moves(pos, buf);
     let end = buf.len();
-    if depth == 1 {
-        buf.truncate(start);
-        return (end - start) as u64;
-    }
     let mut total = 0;
     for i in start..end {
         let m = buf[i];
@@ -102,13 +100,12 @@ fn ffa(state: &State, depth: u32, buf: &mut Vec<Move>) -> u64 {
     if state.end.is_some() {
         return 0;
     }
+    if depth == 1 {
+        return count_legal_moves(&state.pos);
+    }
     let start = buf.len();
     legal_moves(&state.pos, buf);
     let end = buf.len();
-    if depth == 1 {
-        buf.truncate(start);
-        return (end - start) as u64;
-    }
     let mut total = 0;
     for i in start..end {
         let mut child = state.clone();
