@@ -60,8 +60,9 @@ pub(crate) struct Meter<'c> {
 }
 
 impl<'c> Meter<'c> {
-    /// Reading the clock costs more than a node; every 256 nodes keeps the overshoot to a few ms.
-    pub(crate) const CHECK_EVERY: u64 = 256;
+    /// Reading the clock costs far less than a node; every 64 nodes keeps the overshoot under a
+    /// millisecond of computing.
+    pub(crate) const CHECK_EVERY: u64 = 64;
 
     pub(crate) fn new(budget: Budget, clock: &'c dyn Clock) -> Meter<'c> {
         Meter {

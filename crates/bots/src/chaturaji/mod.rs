@@ -21,6 +21,9 @@ use rules::chaturaji::{Action, Game, Phase};
 use search::{Beams, Search};
 use turns::{TurnEnd, turn_ends};
 
+/// Turns whose tree value is within this many points of the best go to the rollouts.
+const ROLLOUT_MARGIN: f32 = 1.0;
+
 /// How a level searches.
 #[derive(Debug, Clone, Copy)]
 struct Profile {
@@ -71,10 +74,10 @@ impl ChaturajiBot {
         self.level
     }
 
-    /// The level's time cap and a node budget that normally fits inside it (about 1.2 million nodes per
+    /// The level's time cap and a node budget that normally fits inside it (about 2 million nodes per
     /// second on one core of the reference machine).
     pub fn default_budget(level: Level) -> Budget {
-        budget(level, 1_200_000)
+        budget(level, 2_000_000)
     }
 
     /// The rest of `seat`'s turn: its moves, then `EndTurn` when the turn would not end by itself. The
@@ -206,7 +209,11 @@ fn search_turn(
     let mut order: Vec<usize> = (0..ends.len()).collect();
     order.sort_by(|&a, &b| (values[b] + noise[b]).total_cmp(&(values[a] + noise[a])));
     let mut best = order[0];
-    if profile.rollouts > 1 && !search.meter.out() {
+    if profile.rollouts > 1 && !search.meter.out() && order.len() > 1 {
+        // Rollouts are noisy: they only arbitrate between turns the tree finds about equally good, so
+        // a clear tactical gain (a king, a triumph) is never traded for sampling luck.
+        let top = values[order[0]];
+        order.retain(|&i| values[i] >= top - ROLLOUT_MARGIN);
         order.truncate(profile.rollouts);
         let games: Vec<&Game> = order.iter().map(|&i| &ends[i].game).collect();
         let (pick, _) = rollout::choose_by_rollouts(&games, seat, rng, search.meter);

@@ -6,6 +6,7 @@
 //! with me in first place?" is better answered by sampling whole games than by a deeper tree: the tree
 //! prefilters the candidate turns, the rollouts choose among the best few.
 
+use super::eval::attacked_by_rivals;
 use crate::budget::Meter;
 use crate::rng::Rng;
 use rules::Seat;
@@ -30,6 +31,27 @@ fn policy(game: &Game, rng: &mut Rng, moves: &mut MoveList) -> Option<Action> {
     }
     if let Some((_, action)) = best {
         return Some(action);
+    }
+    // No capture: a king in danger steps to a square no rival attacks, if it can.
+    if let Phase::Moving(me) = game.phase() {
+        let kings = board.pieces(me, rules::chaturaji::Kind::King);
+        if kings != 0 {
+            let king = kings.trailing_zeros() as usize;
+            if attacked_by_rivals(game, me, king, king) {
+                let escapes: Vec<Action> = moves
+                    .as_slice()
+                    .iter()
+                    .filter(|m| {
+                        m.from.index() as usize == king
+                            && !attacked_by_rivals(game, me, m.to.index() as usize, king)
+                    })
+                    .map(|&m| m.into())
+                    .collect();
+                if !escapes.is_empty() {
+                    return Some(escapes[rng.below(escapes.len())]);
+                }
+            }
+        }
     }
     let n = moves.len() + usize::from(game.can_end_turn());
     if n == 0 {

@@ -47,9 +47,9 @@ impl FourChessBot {
     }
 
     /// The level's time cap and a node budget that normally fits inside it (the search makes about
-    /// 100 000 positions per second through the rules crate's public `Game`).
+    /// 70 000 positions per second through the rules crate's public `Game`).
     pub fn default_budget(level: Level) -> Budget {
-        budget(level, 100_000)
+        budget(level, 70_000)
     }
 
     /// One move for `seat`, which must be the seat to act. Deterministic given the game, seed and node
