@@ -377,3 +377,35 @@ fn print_table(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chaturaji_arena_game_runs_to_the_end_with_every_seat_ranked() {
+        let levels = [Level::Random, Level::Greedy, Level::Easy, Level::Greedy];
+        let report = play_chaturaji(levels, 3, 0.05).unwrap();
+        assert_eq!(report.seats.len(), 4);
+        let firsts: f64 = report.seats.iter().map(|s| s.first).sum();
+        assert!((firsts - 1.0).abs() < 1e-9, "first-place shares sum to one");
+        assert!(report.thinking.iter().any(|(_, t)| t.decisions > 0));
+    }
+
+    #[test]
+    fn a_fourchess_teams_arena_game_reports_team_results() {
+        let levels = [Level::Greedy, Level::Random, Level::Greedy, Level::Random];
+        let report = play_fourchess(levels, 9, 0.05, fourchess::Mode::Teams, Some(120)).unwrap();
+        let team: Vec<f64> = report.seats.iter().map(|s| s.team.unwrap()).collect();
+        // Partners share their result; opponents get the complement.
+        assert_eq!(team[0], team[2]);
+        assert_eq!(team[1], team[3]);
+        assert!((team[0] + team[1] - 1.0).abs() < 1e-9, "{team:?}");
+    }
+
+    #[test]
+    fn the_interval_shrinks_with_more_games() {
+        assert!(interval(0.5, 400.0) < interval(0.5, 100.0));
+        assert!((interval(0.5, 100.0) - 0.098).abs() < 1e-3);
+    }
+}
