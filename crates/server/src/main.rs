@@ -1,6 +1,7 @@
 //! `fourkings`: the game server binary and its tool subcommands. No subcommand = `serve`.
 #![forbid(unsafe_code)]
 
+mod arena;
 mod perft;
 
 use std::path::PathBuf;
@@ -24,6 +25,8 @@ enum Command {
     Serve(ServeArgs),
     /// Count the leaves of the game tree from a position (rules exactness and speed check).
     Perft(perft::PerftArgs),
+    /// Play CPU players against each other and print per-level results.
+    Arena(arena::ArenaArgs),
 }
 
 #[derive(Debug, Args, Default)]
@@ -38,6 +41,7 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Serve(args)) => serve(args),
+        Some(Command::Arena(args)) => arena::run(&args),
         None => serve(ServeArgs::default()),
     }
 }

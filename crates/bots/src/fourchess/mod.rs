@@ -1,0 +1,143 @@
+//! The four-player chess player: alpha-beta ([`search`]) over a lean copy of the game, with a material
+//! and placement evaluation ([`eval`]). Teams plays as a team (the partner's king is as precious as its
+//! own); FFA plays for points against the field.
+
+mod eval;
+mod search;
+
+use crate::budget::{Budget, Clock, Meter};
+use crate::level::{Level, budget};
+use crate::rng::Rng;
+use crate::{BotError, Choice};
+use eval::piece_value;
+use rules::Seat;
+use rules::fourchess::{Action, Game, Kind, Move, Options};
+use search::{Depths, Searcher};
+
+fn depths(level: Level) -> Depths {
+    match level {
+        Level::Easy => Depths {
+            max_depth: 1,
+            quiescence: 2,
+        },
+        Level::Medium => Depths {
+            max_depth: 3,
+            quiescence: 4,
+        },
+        _ => Depths {
+            max_depth: 12,
+            quiescence: 6,
+        },
+    }
+}
+
+/// A CPU player for one four-player chess seat. Cheap to create; `Send`.
+#[derive(Debug, Clone)]
+pub struct FourChessBot {
+    level: Level,
+}
+
+impl FourChessBot {
+    pub fn new(level: Level) -> FourChessBot {
+        FourChessBot { level }
+    }
+
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The level's time cap and a node budget that normally fits inside it (the search makes about
+    /// 70 000 positions per second through the rules crate's public `Game`).
+    pub fn default_budget(level: Level) -> Budget {
+        budget(level, 70_000)
+    }
+
+    /// One move for `seat`, which must be the seat to act. Deterministic given the game, seed and node
+    /// budget as long as the clock does not fire.
+    pub fn choose(
+        &mut self,
+        game: &Game,
+        seat: Seat,
+        budget: Budget,
+        rng_seed: u64,
+        clock: &dyn Clock,
+    ) -> Result<Choice<Action>, BotError> {
+        match game.to_act() {
+            None => return Err(BotError::GameOver),
+            Some(s) if s != seat => return Err(BotError::NotToAct(seat)),
+            Some(_) => {}
+        }
+        let mut moves = game.legal_moves();
+        if moves.is_empty() {
+            // A settled game always has a move for the seat to act; be safe anyway.
+            return Err(BotError::GameOver);
+        }
+        let mut rng = Rng::new(rng_seed);
+        // Seeded shuffle: equal moves are then chosen differently from game to game.
+        for i in (1..moves.len()).rev() {
+            moves.swap(i, rng.below(i + 1));
+        }
+        let mut meter = Meter::new(budget, clock);
+        let (m, depth) = match self.level {
+            Level::Random => (moves[0], 0),
+            Level::Greedy => (greedy(game, &moves, &mut meter), 0),
+            level => {
+                let lean = lean_copy(game);
+                let mut searcher = Searcher::new(&lean, seat, &mut meter, depths(level));
+                searcher.root(&lean, moves)
+            }
+        };
+        Ok(Choice {
+            actions: vec![Action::from(m)],
+            nodes: meter.nodes,
+            depth,
+            timed_out: meter.timed_out,
+        })
+    }
+}
+
+/// The same position without the history a search does not need (the record of actions, the
+/// repetition table): cheaper to clone at every node. The move limit keeps the plies that are left.
+fn lean_copy(game: &Game) -> Game {
+    let mut options: Options = game.options().clone();
+    if let Some(limit) = options.move_limit {
+        let played = game.record().len() as u32;
+        options.move_limit = Some(limit.saturating_sub(played).max(1));
+    }
+    Game::from_fen4(options, &game.fen4()).unwrap_or_else(|_| game.clone())
+}
+
+/// Immediate result first (a win now), then points, then the value of what it captures; the moves
+/// come shuffled, so the first best is a random one among equals.
+fn greedy(game: &Game, moves: &[Move], meter: &mut Meter) -> Move {
+    let mut best = moves[0];
+    let mut best_key = (false, 0u32, 0i32);
+    for &m in moves {
+        meter.nodes += 1;
+        let mut child = game.clone();
+        let Ok(applied) = child.apply(Action::from(m)) else {
+            continue;
+        };
+        let won = applied
+            .game_over
+            .as_ref()
+            .is_some_and(|o| o.winners().contains(&game.to_act().unwrap_or(Seat::Red)));
+        let report = applied.report.as_ref();
+        let points = report.map_or(0, |r| r.points);
+        let captured = report.map_or(0, |r| {
+            r.captures
+                .iter()
+                .map(|c| match c.piece.kind {
+                    Kind::King => 10_000,
+                    kind => piece_value(kind),
+                })
+                .sum()
+        });
+        let key = (won, points, captured);
+        if key > best_key {
+            best_key = key;
+            best = m;
+        }
+    }
+    best
+}
