@@ -811,19 +811,13 @@ impl Room {
                 .human_mut()
                 .is_some_and(|h| h.conns > 0)
             {
-                for conn in self.view_frames(seat, v) {
-                    slow.push(conn);
-                }
+                slow.extend(self.view_frames_to(seat, v, None));
             }
         }
         slow
     }
 
     /// Send the seat's view to its connections (or only to `only`); returns the ones that overflowed.
-    fn view_frames(&self, seat: Seat, v: u64) -> Vec<u64> {
-        self.view_frames_to(seat, v, None)
-    }
-
     fn view_frames_to(&self, seat: Seat, v: u64, only: Option<u64>) -> Vec<u64> {
         let Some(g) = self.game.as_ref().filter(|g| !g.over) else {
             return Vec::new();
