@@ -1,1 +1,45 @@
 //! Four-player chess (Teams and FFA): `../shared/rules/fourchess.md`, rules F.1–F.27.
+//!
+//! Layers, fast to slow: [`Position`] (placement, rights, en-passant entries, copy-make) with the legal
+//! move generator and [`perft`]; the rules of a move (points, mates, eliminations); and [`Game`] (history,
+//! draws, limits, resignation, the `Action`/`Applied` API). FEN4 and PGN4 read and write chess.com's
+//! formats.
+
+mod attacks;
+mod bits;
+mod fen4;
+mod game;
+mod geometry;
+mod movegen;
+mod moves;
+mod options;
+mod outcome;
+mod perft;
+mod pgn4;
+mod piece;
+mod position;
+#[cfg(test)]
+mod reference;
+mod state;
+#[cfg(test)]
+mod tests;
+mod zobrist;
+
+pub use fen4::{Fen4Error, Setup, parse_fen4, to_fen4};
+pub use game::{Action, Applied, Game, IllegalAction, NewGameError};
+pub use geometry::{BadSquare, Square};
+pub use moves::{BadMoveText, Move, MoveText};
+pub use options::{Mode, Options, RawLimit, RawOptions};
+pub use outcome::{EndReason, Outcome, Standing};
+pub use perft::{perft, perft_divide};
+pub use pgn4::{Pgn4Error, export_pgn4, import_pgn4};
+pub use piece::{Kind, Owner, Piece};
+pub use position::Position;
+pub use state::{Capture, ElimCause, Elimination, MoveReport};
+
+/// The legal moves of the side to move in `pos` (no game-end logic: see [`Game`] for that).
+pub fn legal_moves(pos: &Position) -> Vec<Move> {
+    let mut out = Vec::with_capacity(64);
+    movegen::legal_moves(pos, &mut out);
+    out
+}

@@ -1,0 +1,170 @@
+//! The wire of fourkings: every WebSocket message and REST body, as serde types shared by the server,
+//! the end-to-end tests and the load generator. `docs/protocol.md` documents each one with a JSON
+//! example, and a test parses every example into these types.
+//!
+//! Game-specific payloads (house rules, actions, what an action did, standings) are carried as JSON
+//! values produced by the rules crate's own serde types, so this crate knows no rules.
+#![forbid(unsafe_code)]
+
+mod rest;
+mod ws;
+
+pub use rest::*;
+pub use ws::*;
+
+pub use rules::Seat;
+
+/// Largest text frame a client may send; a bigger one closes the connection with 1009.
+pub const MAX_FRAME_BYTES: usize = 4096;
+
+/// The game a room plays.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKind {
+    Chaturaji,
+    Fourchess,
+}
+
+impl GameKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Chaturaji => "chaturaji",
+            GameKind::Fourchess => "fourchess",
+        }
+    }
+}
+
+/// The host's turn time limit. On expiry the CPU plays that turn for the seat.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnTime {
+    #[default]
+    None,
+    #[serde(rename = "30s")]
+    S30,
+    #[serde(rename = "60s")]
+    S60,
+}
+
+impl TurnTime {
+    /// The limit in (timer) seconds; the server scales a second by its configuration (tests shorten it).
+    pub fn seconds(self) -> Option<u64> {
+        match self {
+            TurnTime::None => None,
+            TurnTime::S30 => Some(30),
+            TurnTime::S60 => Some(60),
+        }
+    }
+}
+
+/// Who occupies a seat, as everyone sees it (tokens are never shown).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Occupant {
+    Empty,
+    Human {
+        name: String,
+        /// A WebSocket connection holds the seat now.
+        connected: bool,
+        /// The CPU plays for the seat now (its human is away past the grace period, or ran out of time).
+        cpu_playing: bool,
+    },
+    Cpu {
+        level: u8,
+    },
+}
+
+/// Why an error was sent; stable codes that clients may match on.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame is not JSON, or not a JSON object.
+    BadJson,
+    /// The object's `t` names no message.
+    UnknownType,
+    /// A known message with missing or malformed fields.
+    BadMessage,
+    /// `act`/`resign` before a successful `join`.
+    NotJoined,
+    /// A spectator (no seat token) tried to act.
+    Spectator,
+    /// The action's seat is not the one to act.
+    NotYourTurn,
+    /// The rules refuse the action; `message` says why (the rules' own code first).
+    IllegalAction,
+    /// Unknown seat or host token.
+    BadToken,
+    /// All four seats are taken.
+    RoomFull,
+    /// The game is over; start a rematch.
+    GameOver,
+    /// No game has started in this room yet.
+    NoGame,
+    /// The request needs a room with no game running.
+    GameRunning,
+    /// No room with that id.
+    UnknownRoom,
+    /// House rules or room settings that do not validate; `details` lists every problem.
+    BadOptions,
+    /// The chosen seat is not free.
+    SeatTaken,
+    /// The server is at its room limit.
+    TooManyRooms,
+    /// The room is shutting down or overloaded; retry.
+    Unavailable,
+    /// Not found (REST).
+    NotFound,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadJson => "bad_json",
+            ErrorCode::UnknownType => "unknown_type",
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::NotJoined => "not_joined",
+            ErrorCode::Spectator => "spectator",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::IllegalAction => "illegal_action",
+            ErrorCode::BadToken => "bad_token",
+            ErrorCode::RoomFull => "room_full",
+            ErrorCode::GameOver => "game_over",
+            ErrorCode::NoGame => "no_game",
+            ErrorCode::GameRunning => "game_running",
+            ErrorCode::UnknownRoom => "unknown_room",
+            ErrorCode::BadOptions => "bad_options",
+            ErrorCode::SeatTaken => "seat_taken",
+            ErrorCode::TooManyRooms => "too_many_rooms",
+            ErrorCode::Unavailable => "unavailable",
+            ErrorCode::NotFound => "not_found",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem with submitted house rules.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct OptionProblem {
+    pub option: String,
+    pub code: String,
+    pub message: String,
+}

@@ -1,0 +1,140 @@
+//! REST bodies (JSON). Errors are `{"error":{"code","message"}}` ([`ApiError`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::{ErrorCode, GameKind, Occupant, OptionProblem, TurnTime};
+
+/// `POST /rooms`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRoom {
+    pub game: GameKind,
+    /// House rules: any subset of the game's options table; the rest take the spec's defaults.
+    #[serde(default = "empty_object")]
+    #[schema(value_type = Object)]
+    pub options: Value,
+    #[serde(default)]
+    pub turn_time: TurnTime,
+    #[serde(default)]
+    pub rated: bool,
+    /// Listed in `GET /rooms` when true; invite-only otherwise.
+    #[serde(default)]
+    pub public: bool,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// Answer to `POST /rooms`: keep `host_token` secret (it changes the room).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CreatedRoom {
+    pub room: String,
+    /// A link to share with the players.
+    pub invite: String,
+    pub host_token: String,
+}
+
+/// `PUT /rooms/{id}/settings` (host token): any field left out keeps its value.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeSettings {
+    /// The complete new house rules (options left out take the spec's defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_time: Option<TurnTime>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rated: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public: Option<bool>,
+}
+
+/// `POST /rooms/{id}/join`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinRoom {
+    pub name: String,
+}
+
+/// Answer to `POST /rooms/{id}/join`: keep `seat_token` secret (it plays the seat).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Joined {
+    #[schema(value_type = String, example = "red")]
+    pub seat: crate::Seat,
+    pub seat_token: String,
+}
+
+/// `POST /rooms/{id}/cpu` (host token): seat a CPU player at a level in a free seat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatCpu {
+    #[schema(value_type = String, example = "green")]
+    pub seat: crate::Seat,
+    #[serde(default = "default_level")]
+    pub level: u8,
+}
+
+fn default_level() -> u8 {
+    1
+}
+
+/// Where a room is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Seats are being filled; no game yet.
+    Lobby,
+    Playing,
+    /// A game ended; the host may start a rematch.
+    Finished,
+}
+
+/// A room as anyone may see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RoomInfo {
+    pub id: String,
+    pub game: GameKind,
+    #[schema(value_type = Object)]
+    pub options: Value,
+    pub turn_time: TurnTime,
+    pub rated: bool,
+    pub public: bool,
+    pub phase: Phase,
+    /// Games started in this room so far.
+    pub game_no: u32,
+    /// In seat order red, blue, yellow, green.
+    pub seats: [Occupant; 4],
+    /// The room's current event version.
+    pub v: u64,
+}
+
+/// `GET /rooms`: the public rooms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RoomList {
+    pub rooms: Vec<RoomInfo>,
+}
+
+/// Every REST error: `{"error":{"code":"bad_options","message":"…","details":[…]}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ApiError {
+    pub error: ApiErrorBody,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ApiErrorBody {
+    pub code: ErrorCode,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<OptionProblem>,
+}
+
+/// `GET /healthz`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Health {
+    pub status: String,
+    pub rooms: usize,
+}

@@ -1,0 +1,230 @@
+//! Attack detection (F.9): scanning outward from a square along the eight rays, the knight jumps and the
+//! pawn diagonals. Attackers are given as a bitmask of owners; grey pieces are never in it (F.18).
+
+use crate::Seat;
+
+use super::bits::Bits;
+use super::geometry::{ALL_DIRS, DIAG, KNIGHT as KNIGHT_JUMPS, ORTHO, pawn_captures, step};
+use super::piece::{
+    EMPTY, KING, KNIGHT, PAWN, kind_of, owner_of, slides_diagonally, slides_orthogonally,
+};
+
+/// `PAWN_HITS[i]`: owners whose pawn standing one step along `DIAG[i]` from a square attacks that square
+/// (its capture step is the opposite direction).
+static PAWN_HITS: [u32; 4] = {
+    let mut table = [0u32; 4];
+    let mut i = 0;
+    while i < 4 {
+        let mut seat = 0;
+        while seat < 4 {
+            let caps = pawn_captures(Seat::from_index(seat));
+            if caps[0] == -DIAG[i] || caps[1] == -DIAG[i] {
+                table[i] |= 1 << seat;
+            }
+            seat += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+#[inline(always)]
+fn owned_by(code: u8, owners: u32) -> bool {
+    // `OFF` has owner 31, beyond every mask; `EMPTY` never matches a kind test made before this one.
+    (owners >> owner_of(code)) & 1 != 0
+}
+
+/// Whether a piece of one of `owners` attacks `sq`. `ignore` is treated as empty (the moving king's own
+/// square, so it cannot shield the square it steps to); pass `sq` itself to ignore nothing.
+#[inline]
+pub(crate) fn is_attacked(board: &[u8; 256], sq: u8, owners: u32, ignore: u8) -> bool {
+    for d in KNIGHT_JUMPS {
+        let p = board[step(sq, d) as usize];
+        if kind_of(p) == KNIGHT && owned_by(p, owners) {
+            return true;
+        }
+    }
+    for d in ORTHO {
+        let mut t = step(sq, d);
+        let mut p = board[t as usize];
+        if kind_of(p) == KING && owned_by(p, owners) {
+            return true;
+        }
+        while p == EMPTY || t == ignore {
+            t = step(t, d);
+            p = board[t as usize];
+        }
+        if slides_orthogonally(kind_of(p)) && owned_by(p, owners) {
+            return true;
+        }
+    }
+    for (i, d) in DIAG.into_iter().enumerate() {
+        let mut t = step(sq, d);
+        let mut p = board[t as usize];
+        if owned_by(p, owners) {
+            let k = kind_of(p);
+            if k == KING || (k == PAWN && (PAWN_HITS[i] >> owner_of(p)) & 1 != 0) {
+                return true;
+            }
+        }
+        while p == EMPTY || t == ignore {
+            t = step(t, d);
+            p = board[t as usize];
+        }
+        if slides_diagonally(kind_of(p)) && owned_by(p, owners) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The pieces of `owners` attacking `sq`, as `(square, piece code)` (FFA check bonuses need to know
+/// whether every checker is a queen).
+pub(crate) fn attackers(board: &[u8; 256], sq: u8, owners: u32) -> Vec<(u8, u8)> {
+    let mut found = Vec::new();
+    for d in KNIGHT_JUMPS {
+        let t = step(sq, d);
+        let p = board[t as usize];
+        if kind_of(p) == KNIGHT && owned_by(p, owners) {
+            found.push((t, p));
+        }
+    }
+    for (i, d) in ALL_DIRS.into_iter().enumerate() {
+        let diagonal = i >= 4;
+        let mut t = step(sq, d);
+        let mut adjacent = true;
+        while board[t as usize] == EMPTY {
+            t = step(t, d);
+            adjacent = false;
+        }
+        let p = board[t as usize];
+        if !owned_by(p, owners) {
+            continue;
+        }
+        let k = kind_of(p);
+        let hits = if diagonal {
+            slides_diagonally(k)
+        } else {
+            slides_orthogonally(k)
+        } || (adjacent && k == KING)
+            || (adjacent && diagonal && k == PAWN && (PAWN_HITS[i - 4] >> owner_of(p)) & 1 != 0);
+        if hits {
+            found.push((t, p));
+        }
+    }
+    found
+}
+
+/// Checks and pins against one king, computed once per position so most moves are known legal without
+/// playing them. Lines are only built when there is a check or a pin, which is rare: the common case
+/// costs eight short ray walks and eight knight probes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KingSafety {
+    pub checkers: u32,
+    /// With one checker: its square and the squares between it and the king (capture or block there).
+    pub evasion: Bits,
+    pub pinned: Bits,
+    /// Pinned piece squares and the index (in `ALL_DIRS`) of the ray from the king through them.
+    pins: [(u8, u8); 8],
+    pin_count: usize,
+    king: u8,
+}
+
+impl KingSafety {
+    /// Scans from `king` (owned by `seat`, attacked by `owners`).
+    #[inline]
+    pub(crate) fn compute(board: &[u8; 256], king: u8, seat: u8, owners: u32) -> KingSafety {
+        let mut safety = KingSafety {
+            checkers: 0,
+            evasion: Bits::EMPTY,
+            pinned: Bits::EMPTY,
+            pins: [(0, 0); 8],
+            pin_count: 0,
+            king,
+        };
+        for d in KNIGHT_JUMPS {
+            let t = step(king, d);
+            let p = board[t as usize];
+            if kind_of(p) == KNIGHT && owned_by(p, owners) {
+                safety.checkers += 1;
+                safety.evasion.set(t);
+            }
+        }
+        for (i, d) in ALL_DIRS.into_iter().enumerate() {
+            let diagonal = i >= 4;
+            let first = step(king, d);
+            let mut t = first;
+            while board[t as usize] == EMPTY {
+                t = step(t, d);
+            }
+            let p = board[t as usize];
+            let k = kind_of(p);
+            if owned_by(p, owners) {
+                let slides = if diagonal {
+                    slides_diagonally(k)
+                } else {
+                    slides_orthogonally(k)
+                };
+                let adjacent = t == first;
+                let hits = slides
+                    || (adjacent && k == KING)
+                    || (adjacent
+                        && diagonal
+                        && k == PAWN
+                        && (PAWN_HITS[i - 4] >> owner_of(p)) & 1 != 0);
+                if hits {
+                    safety.checkers += 1;
+                    let mut s = first;
+                    loop {
+                        safety.evasion.set(s);
+                        if s == t {
+                            break;
+                        }
+                        s = step(s, d);
+                    }
+                }
+            } else if owner_of(p) == seat {
+                // Own piece: pinned if the next piece behind it is an attacker sliding this way.
+                let mut u = step(t, d);
+                while board[u as usize] == EMPTY {
+                    u = step(u, d);
+                }
+                let q = board[u as usize];
+                let slides = if diagonal {
+                    slides_diagonally(kind_of(q))
+                } else {
+                    slides_orthogonally(kind_of(q))
+                };
+                if slides && owned_by(q, owners) {
+                    safety.pinned.set(t);
+                    safety.pins[safety.pin_count] = (t, i as u8);
+                    safety.pin_count += 1;
+                }
+            }
+        }
+        safety
+    }
+
+    /// The line a pinned piece on `sq` may move along: from the king (exclusive) to the pinner
+    /// (inclusive).
+    #[inline]
+    pub(crate) fn pin_line(&self, board: &[u8; 256], sq: u8) -> Bits {
+        let mut line = Bits::EMPTY;
+        let Some(&(_, dir)) = self.pins[..self.pin_count].iter().find(|(s, _)| *s == sq) else {
+            return line;
+        };
+        let d = ALL_DIRS[dir as usize];
+        let mut t = step(self.king, d);
+        let mut blockers = 0;
+        loop {
+            line.set(t);
+            if board[t as usize] != EMPTY {
+                blockers += 1;
+                if blockers == 2 {
+                    return line;
+                }
+            }
+            t = step(t, d);
+        }
+    }
+}
