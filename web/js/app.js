@@ -378,6 +378,14 @@ class RoomPage {
     if (!this.shell) this.buildShell();
     const info = this.info;
     const kind = info.game;
+    // State as data attributes: handy for styling, and what the browser tests read.
+    const room = document.getElementById('room');
+    room.dataset.game = kind;
+    room.dataset.phase = info.phase;
+    room.dataset.mySeat = this.mySeat || '';
+    room.dataset.toAct = (this.game && !this.game.outcome && this.game.to_act) || '';
+    room.dataset.v = this.v === null ? '' : String(this.v);
+    room.dataset.legal = String((this.legal || []).length);
     document.getElementById('room-title').textContent = `${t(`game.${kind}`)} · ${info.id}`;
     this.renderSeats();
     this.renderControls();
