@@ -29,7 +29,6 @@ class RoomPage {
     this.v = null;
     this.mySeat = null;
     this.legal = null; // the legal actions the server sent for this seat, or null
-    this.legalShown = true;
     this.selected = null;
     this.log = [];
     this.lastMove = [];
@@ -38,6 +37,25 @@ class RoomPage {
     this.board = null;
     this.conn = null;
     this.tick = setInterval(() => this.renderClock(), 250);
+    this.listen();
+  }
+
+  /** One click handler for every button of the room (they are redrawn often). */
+  listen() {
+    app.addEventListener('click', (e) => {
+      const b = e.target.closest('button[data-do]');
+      if (!b) return;
+      const what = b.dataset.do;
+      if (what === 'end-turn') this.endTurn();
+      else if (what === 'resign') this.resign();
+      else if (what === 'take-seat') this.takeSeat();
+      else if (what === 'cpu') this.host('cpu', b.dataset.seat);
+      else if (what === 'start') this.host('start');
+      else if (what === 'rematch') this.host('rematch');
+      else if (what === 'verify') this.verifySeed();
+      else if (what === 'promote') this.send(this.promotion[Number(b.dataset.i)]);
+      else if (what === 'copy-invite') navigator.clipboard?.writeText(inviteLink(this.id));
+    });
   }
 
   async start() {
@@ -102,8 +120,7 @@ class RoomPage {
         break;
       case 'view':
         if (m.seat === this.mySeat) {
-          this.legalShown = m.legal !== undefined && m.legal !== null;
-          this.legal = this.legalShown ? m.legal : [];
+          this.legal = m.legal || [];
           this.legalV = m.v;
           this.render();
         }
@@ -205,6 +222,12 @@ class RoomPage {
     if (this.selected && !this.myTurn()) this.selected = null;
   }
 
+  /** The house rule `show_legal_moves` (four-player chess); Chaturaji always shows them. */
+  legalShown() {
+    const opts = (this.game && this.game.options) || this.info.options || {};
+    return opts.show_legal_moves !== false;
+  }
+
   myTurn() {
     return !!(this.game && !this.game.outcome && this.mySeat && this.game.to_act === this.mySeat);
   }
@@ -249,7 +272,7 @@ class RoomPage {
       this.say('msg.not_your_turn');
       return this.render();
     }
-    if (!this.legalShown) return this.onSquareBlind(sq, here);
+    if (!this.legalShown()) return this.onSquareBlind(sq, here);
     const idx = this.moveIndex();
     if (this.selected && idx.get(this.selected)?.has(sq)) {
       const options = idx.get(this.selected).get(sq);
@@ -393,7 +416,7 @@ class RoomPage {
     // Board
     const orientation = this.mySeat || 'red';
     this.board.setup(kind, orientation);
-    const idx = this.legalShown ? this.moveIndex() : new Map();
+    const idx = this.legalShown() ? this.moveIndex() : new Map();
     const targets = this.selected && idx.get(this.selected) ? new Set(idx.get(this.selected).keys()) : new Set();
     this.board.render(this.pieces(), {
       selected: this.selected,
@@ -433,20 +456,6 @@ class RoomPage {
         </div>
       </section>`;
     this.board = new Board(document.getElementById('board-host'), { onSquare: (sq) => this.onSquare(sq) });
-    app.addEventListener('click', (e) => {
-      const b = e.target.closest('button[data-do]');
-      if (!b) return;
-      const what = b.dataset.do;
-      if (what === 'end-turn') this.endTurn();
-      else if (what === 'resign') this.resign();
-      else if (what === 'take-seat') this.takeSeat();
-      else if (what === 'cpu') this.host('cpu', b.dataset.seat);
-      else if (what === 'start') this.host('start');
-      else if (what === 'rematch') this.host('rematch');
-      else if (what === 'verify') this.verifySeed();
-      else if (what === 'promote') this.send(this.promotion[Number(b.dataset.i)]);
-      else if (what === 'copy-invite') navigator.clipboard?.writeText(inviteLink(this.id));
-    });
   }
 
   renderSeats() {
