@@ -139,7 +139,7 @@ test('Chaturaji: create, join by invite, play by click, drag and keyboard, reloa
       const maxY = Math.max(...ys);
       return cells.filter((c, i) => ys[i] === maxY && c.dataset.piece).map((c) => c.dataset.piece.split(':')[0]);
     });
-    assert.ok(bottomRow.length >= 2 && bottomRow.every((s) => s === seat), `${seat}: bottom row holds ${bottomRow}`);
+    assert.ok(bottomRow.filter((s) => s === seat).length === 4, `${seat}: bottom row holds ${bottomRow}`);
   }
 
   // Arrow keys walk the board as it is shown: for Red, up is toward rank 8; for Blue (turned a
@@ -275,7 +275,7 @@ test('four-player chess: legal moves hidden by house rule, real opening moves, s
 
   // Real moves, one per seat, by click; the second round partly by drag.
   const moves = [['red', 'h2', 'h3'], ['blue', 'b7', 'c7'], ['yellow', 'g13', 'g12'], ['green', 'm8', 'l8'],
-    ['red', 'e2', 'e4'], ['blue', 'b8', 'd8'], ['yellow', 'j13', 'j11'], ['green', 'm9', 'k9']];
+    ['red', 'e2', 'e4'], ['blue', 'b9', 'd9'], ['yellow', 'j13', 'j11'], ['green', 'm9', 'k9']];
   for (const [i, [seat, from, to]] of moves.entries()) {
     const p = bySeat[seat];
     await p.waitForSelector(`#room[data-to-act="${seat}"]`);
@@ -285,14 +285,17 @@ test('four-player chess: legal moves hidden by house rule, real opening moves, s
       await p.click(`.sq[data-sq="${from}"]`);
       await p.click(`.sq[data-sq="${to}"]`);
     }
-    for (const q of pages) await q.waitForFunction(([sq, s]) => document.querySelector(`.sq[data-sq="${sq}"]`)?.dataset.piece === `${s}:P`, [to, seat]);
+    for (const q of pages) {
+      await q.waitForFunction(([sq, s]) => document.querySelector(`.sq[data-sq="${sq}"]`)?.dataset.piece === `${s}:P`, [to, seat], { timeout: 10000 })
+        .catch(async (e) => { throw new Error(`${seat} ${from}-${to}: ${await p.locator('#message').textContent()} ${JSON.stringify(await room(q).evaluate((r) => r.dataset))}`); });
+    }
   }
   await host.waitForFunction(() => [...document.querySelectorAll('#log li')].some((li) => li.textContent.includes('Green: pawn m9–k9')));
 
   // Reload mid-game on a second device: the same seat comes back.
   await bySeat.blue.reload();
   await bySeat.blue.waitForSelector('#room[data-my-seat="blue"]');
-  assert.equal(await bySeat.blue.locator('.sq[data-sq="d8"]').getAttribute('data-piece'), 'blue:P');
+  assert.equal(await bySeat.blue.locator('.sq[data-sq="d9"]').getAttribute('data-piece'), 'blue:P');
 
   await host.screenshot({ path: path.join(SHOTS, 'fourchess.png') });
   await bySeat.yellow.screenshot({ path: path.join(SHOTS, 'fourchess-yellow-view.png') });

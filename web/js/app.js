@@ -601,8 +601,8 @@ class RoomPage {
 
   relabel() {
     // The language changed: the log keeps its words, everything else is drawn again.
+    if (!this.shell) return;
     this.shell = false;
-    this.board.svg = null;
     this.render();
   }
 }

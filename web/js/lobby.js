@@ -127,7 +127,7 @@ class Lobby {
         </form>
       </section>`;
     const name = this.root.querySelector('#player-name');
-    name.addEventListener('change', () => store.setName(name.value.trim()));
+    name.addEventListener('input', () => store.setName(name.value.trim()));
     this.root.querySelector('#create-game').addEventListener('change', (e) => {
       this.game = e.target.value;
       this.error = '';
