@@ -93,10 +93,15 @@ async function chaturajiStep(pages, how) {
       await p.click(`.sq[data-sq="${to}"]`);
     }
   }
-  await p.waitForFunction((old) => Number(document.querySelector('#room').dataset.v) > old, v);
+  await p.waitForFunction((old) => Number(document.querySelector('#room').dataset.v) > old, v, { timeout: 10000 }).catch(async () => {
+    throw new Error(`${how} ${piece} ${from}-${to} not applied: ${await p.locator('#message').textContent()} ${JSON.stringify(await room(p).evaluate((r) => r.dataset))}`);
+  });
   // The piece stands on its target now, in every browser.
   for (const other of pages) {
-    await other.waitForFunction(([sq, pc]) => document.querySelector(`.sq[data-sq="${sq}"]`)?.dataset.piece === pc, [to, piece]);
+    await other.waitForFunction(([sq, pc]) => document.querySelector(`.sq[data-sq="${sq}"]`)?.dataset.piece === pc, [to, piece], { timeout: 10000 })
+      .catch(async () => {
+        throw new Error(`${how} ${piece} ${from}-${to}: ${await p.locator('#message').textContent()} | ${(await other.locator('#log').textContent()).slice(-300)} | ${await other.locator(`.sq[data-sq="${to}"]`).getAttribute('data-piece')}`);
+      });
   }
   return { from, to, piece };
 }
@@ -221,7 +226,11 @@ test('Chaturaji: create, join by invite, play by click, drag and keyboard, reloa
     await p.click('#resign');
     await p.waitForFunction(() => !document.querySelector('#resign') || document.querySelector('#room').dataset.phase === 'finished' || true);
   }
-  for (const p of pages) await p.waitForSelector('#room[data-phase="finished"]', { timeout: 20000 });
+  for (const p of pages) {
+    await p.waitForSelector('#room[data-phase="finished"]', { timeout: 20000 }).catch(async () => {
+      throw new Error(`not finished: ${await p.locator('#message').textContent()} | ${(await p.locator('#log').textContent()).slice(-600)}`);
+    });
+  }
   await host.waitForSelector('#standings tbody tr');
   assert.equal(await host.locator('#standings tbody tr').count(), 4);
   assert.equal(await host.locator('#standings tbody tr').first().getAttribute('data-seat'), 'red');

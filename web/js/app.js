@@ -510,7 +510,14 @@ class RoomPage {
       }
       if (info.phase === 'finished') parts.push(`<button type="button" data-do="rematch" id="rematch" class="primary">${esc(t('room.rematch'))}</button>`);
     }
-    c.innerHTML = parts.join(' ');
+    // Redraw only on change, so typing in the name field or a click is not cut short by an event.
+    const html = parts.join(' ');
+    if (c.dataset.html !== html) {
+      c.innerHTML = html;
+      c.dataset.html = html;
+      const input = c.querySelector('#seat-name');
+      if (input) input.addEventListener('input', () => store.setName(input.value.trim()));
+    }
   }
 
   renderSide() {

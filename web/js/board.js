@@ -83,6 +83,11 @@ export class Board {
       }
     });
     svg.addEventListener('keydown', (e) => this.onKey(e));
+    // Focus may arrive by Tab or a click: the roving tab stop follows it.
+    svg.addEventListener('focusin', (e) => {
+      const sq = e.target.closest?.('.sq');
+      if (sq && sq.dataset.sq !== this.cursor) this.setCursor(sq.dataset.sq, false);
+    });
     this.svg = svg;
     this.host.replaceChildren(svg);
     this.cursor = null;
@@ -104,7 +109,9 @@ export class Board {
 
   onKey(e) {
     const dirs = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
-    const cur = this.cells.get(this.cursor || e.target.closest?.('.sq')?.dataset.sq);
+    const focused = e.target.closest?.('.sq')?.dataset.sq;
+    if (focused) this.cursor = focused;
+    const cur = this.cells.get(this.cursor);
     if (dirs[e.key] && cur) {
       e.preventDefault();
       let [c, r] = [cur.col, cur.row];

@@ -15,7 +15,10 @@ export class RoomConnection {
     this.closed = false;
     this.retry = 0;
     this.timer = null;
-    this.nextAck = 1;
+    // The server remembers recent ack ids per seat and answers a repeated id without applying it
+    // again (safe resends). A reloaded page must therefore never reuse an id of its previous life:
+    // start from the clock (microsecond-sized steps, far below 2^53).
+    this.nextAck = Date.now() * 1000;
     this.open();
   }
 
