@@ -211,6 +211,13 @@ test('Chaturaji: create, join by invite, play by click, drag and keyboard, reloa
   // and can still play when its turn comes.
   for (let i = 0; i < 4; i++) await chaturajiStep(pages, 'click');
 
+  // A dropped connection shows a banner and comes back by itself, still in the seat.
+  await others[1].evaluate(() => window.fourkings.conn.ws.close());
+  await others[1].waitForSelector('#banner:text("Connection lost")');
+  await others[1].waitForSelector('#banner', { state: 'hidden' });
+  assert.equal(await attr(others[1], 'my-seat'), 'yellow');
+  for (let i = 0; i < 2; i++) await chaturajiStep(pages, 'click');
+
   // Language switch: Russian labels everywhere on this page.
   await host.selectOption('#lang-select', 'ru');
   await host.waitForSelector('#resign:text("Сдаться")');
@@ -234,6 +241,7 @@ test('Chaturaji: create, join by invite, play by click, drag and keyboard, reloa
   await host.waitForSelector('#standings tbody tr');
   assert.equal(await host.locator('#standings tbody tr').count(), 4);
   assert.equal(await host.locator('#standings tbody tr').first().getAttribute('data-seat'), 'red');
+  assert.equal(await host.locator('.seat-blue .tag:text("resigned")').count(), 1);
   await host.waitForSelector('#dice-seed');
   await host.click('#verify');
   await host.waitForSelector('#verify-result:text("Verified")');
@@ -255,7 +263,10 @@ test('four-player chess: legal moves hidden by house rule, real opening moves, s
   await createRoom(host, {
     name: 'Eve',
     game: 'fourchess',
-    tweak: async (p) => { await p.uncheck('#opt-show_legal_moves'); },
+    tweak: async (p) => {
+      await p.uncheck('#opt-show_legal_moves');
+      await p.selectOption('#opt-turn_time', '60s');
+    },
   });
   const invite = await host.locator('#invite-link').getAttribute('href');
   const others = [];
@@ -271,6 +282,8 @@ test('four-player chess: legal moves hidden by house rule, real opening moves, s
 
   await host.click('#start-game');
   for (const p of pages) await p.waitForSelector('#room[data-phase="playing"]');
+  // The turn timer counts down for everyone.
+  await host.waitForSelector('#turn:text("s left")');
   const bySeat = {};
   for (const p of pages) bySeat[await attr(p, 'my-seat')] = p;
 

@@ -475,6 +475,7 @@ class RoomPage {
       }
       if (s === this.mySeat) tags.push(t('tag.you'));
       if (elim[i]) tags.push(t('tag.out'));
+      if (this.game?.outcome?.standings?.[i]?.resigned) tags.push(t('tag.resigned'));
       const toAct = this.game && !this.game.outcome && this.game.to_act === s;
       return `<li class="seat seat-${s}${toAct ? ' to-act' : ''}" data-seat="${s}">
         <span class="sym" style="color:${COLOR[s]}" aria-hidden="true">${SYMBOL[s]}</span>
@@ -594,7 +595,7 @@ class RoomPage {
       return;
     }
     if (g.outcome) {
-      el.textContent = t('over.title');
+      el.textContent = '';
       return;
     }
     let text = g.to_act ? t('turn.of', { seat: t(`seat.${g.to_act}`) }) : '';

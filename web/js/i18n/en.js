@@ -13,7 +13,7 @@ export default {
   'piece.queen': 'queen', 'piece.rook': 'rook', 'piece.bishop': 'bishop', 'piece.knight': 'knight',
   'piece.one_point_queen': 'one-point queen',
 
-  'tag.cpu': 'CPU', 'tag.away': 'away', 'tag.cpu_playing': 'CPU playing', 'tag.you': 'you', 'tag.out': 'out',
+  'tag.resigned': 'resigned', 'tag.cpu': 'CPU', 'tag.away': 'away', 'tag.cpu_playing': 'CPU playing', 'tag.you': 'you', 'tag.out': 'out',
 
   'room.loading': 'Loading the room…', 'room.back': 'Back to the lobby', 'room.invite': 'Invite link:', 'room.copy': 'Copy',
   'room.take_seat': 'Take a seat', 'room.watching': 'You are watching.', 'room.add_cpu': 'CPU for {seat}',

@@ -13,7 +13,7 @@ export default {
   'piece.queen': 'ratu', 'piece.rook': 'benteng', 'piece.bishop': 'gajah', 'piece.knight': 'kuda',
   'piece.one_point_queen': 'ratu 1 poin',
 
-  'tag.cpu': 'CPU', 'tag.away': 'pergi', 'tag.cpu_playing': 'CPU bermain', 'tag.you': 'Anda', 'tag.out': 'keluar',
+  'tag.resigned': 'menyerah', 'tag.cpu': 'CPU', 'tag.away': 'pergi', 'tag.cpu_playing': 'CPU bermain', 'tag.you': 'Anda', 'tag.out': 'keluar',
 
   'room.loading': 'Memuat ruang…', 'room.back': 'Kembali ke lobi', 'room.invite': 'Tautan undangan:', 'room.copy': 'Salin',
   'room.take_seat': 'Ambil kursi', 'room.watching': 'Anda menonton.', 'room.add_cpu': 'CPU untuk {seat}',

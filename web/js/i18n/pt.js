@@ -13,7 +13,7 @@ export default {
   'piece.queen': 'dama', 'piece.rook': 'torre', 'piece.bishop': 'bispo', 'piece.knight': 'cavalo',
   'piece.one_point_queen': 'dama de 1 ponto',
 
-  'tag.cpu': 'CPU', 'tag.away': 'ausente', 'tag.cpu_playing': 'CPU a jogar', 'tag.you': 'você', 'tag.out': 'fora',
+  'tag.resigned': 'desistiu', 'tag.cpu': 'CPU', 'tag.away': 'ausente', 'tag.cpu_playing': 'CPU a jogar', 'tag.you': 'você', 'tag.out': 'fora',
 
   'room.loading': 'A carregar a sala…', 'room.back': 'Voltar ao salão', 'room.invite': 'Ligação de convite:', 'room.copy': 'Copiar',
   'room.take_seat': 'Sentar-me', 'room.watching': 'Está a assistir.', 'room.add_cpu': 'CPU para {seat}',

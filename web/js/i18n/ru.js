@@ -13,7 +13,7 @@ export default {
   'piece.queen': 'ферзь', 'piece.rook': 'ладья', 'piece.bishop': 'слон', 'piece.knight': 'конь',
   'piece.one_point_queen': 'ферзь за 1 очко',
 
-  'tag.cpu': 'компьютер', 'tag.away': 'отошёл', 'tag.cpu_playing': 'играет компьютер', 'tag.you': 'вы', 'tag.out': 'выбыл',
+  'tag.resigned': 'сдался', 'tag.cpu': 'компьютер', 'tag.away': 'отошёл', 'tag.cpu_playing': 'играет компьютер', 'tag.you': 'вы', 'tag.out': 'выбыл',
 
   'room.loading': 'Загрузка комнаты…', 'room.back': 'Назад в лобби', 'room.invite': 'Ссылка-приглашение:', 'room.copy': 'Копировать',
   'room.take_seat': 'Занять место', 'room.watching': 'Вы наблюдаете.', 'room.add_cpu': 'Компьютер за {seat}',

@@ -13,7 +13,7 @@ export default {
   'piece.queen': 'malkia', 'piece.rook': 'ngome', 'piece.bishop': 'askofu', 'piece.knight': 'farasi',
   'piece.one_point_queen': 'malkia wa pointi 1',
 
-  'tag.cpu': 'CPU', 'tag.away': 'hayupo', 'tag.cpu_playing': 'CPU inacheza', 'tag.you': 'wewe', 'tag.out': 'ametoka',
+  'tag.resigned': 'amekubali kushindwa', 'tag.cpu': 'CPU', 'tag.away': 'hayupo', 'tag.cpu_playing': 'CPU inacheza', 'tag.you': 'wewe', 'tag.out': 'ametoka',
 
   'room.loading': 'Chumba kinapakiwa…', 'room.back': 'Rudi kwenye ukumbi', 'room.invite': 'Kiungo cha mwaliko:', 'room.copy': 'Nakili',
   'room.take_seat': 'Keti', 'room.watching': 'Unatazama.', 'room.add_cpu': 'CPU kwa {seat}',
