@@ -1,9 +1,11 @@
-//! `fourkings`: the game server binary and its tool subcommands.
+//! `fourkings`: the game server binary and its tool subcommands. No subcommand = `serve`.
 #![forbid(unsafe_code)]
 
 mod perft;
 
-use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -13,18 +15,45 @@ use clap::{Parser, Subcommand};
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the game server (the default).
+    Serve(ServeArgs),
     /// Count the leaves of the game tree from a position (rules exactness and speed check).
     Perft(perft::PerftArgs),
+}
+
+#[derive(Debug, Args, Default)]
+struct ServeArgs {
+    /// A TOML file layered over config/default.toml (FOURKINGS_* variables override both).
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Perft(args) => perft::run(&args),
+        Some(Command::Perft(args)) => perft::run(&args),
+        Some(Command::Serve(args)) => serve(args),
+        None => serve(ServeArgs::default()),
     }
+}
+
+fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let config = server::Config::load(args.config.as_deref())?;
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async {
+        let app = server::Application::build(config).await?;
+        println!("fourkings listening: open http://{}/", app.addr());
+        app.run().await?;
+        Ok(())
+    })
 }

@@ -1,0 +1,194 @@
+//! The cloneable handle through which REST handlers and connections talk to a room's actor.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use protocol::{ChangeSettings, ErrorCode, Joined, OptionProblem, RoomInfo, Seat};
+
+/// A refused request, with the stable code clients see.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct RoomError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub details: Vec<OptionProblem>,
+}
+
+impl RoomError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> RoomError {
+        RoomError {
+            code,
+            message: message.into(),
+            details: Vec::new(),
+        }
+    }
+
+    fn gone() -> RoomError {
+        RoomError::new(ErrorCode::Unavailable, "the room is closed")
+    }
+}
+
+/// A connection registered with a room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Connected {
+    pub conn: u64,
+    pub seat: Option<Seat>,
+}
+
+pub(crate) type Reply<T> = oneshot::Sender<Result<T, RoomError>>;
+
+#[derive(Debug)]
+pub(crate) enum Cmd {
+    Info(oneshot::Sender<RoomInfo>),
+    Join {
+        name: String,
+        reply: Reply<Joined>,
+    },
+    Settings {
+        host: String,
+        change: ChangeSettings,
+        reply: Reply<RoomInfo>,
+    },
+    SeatCpu {
+        host: String,
+        seat: Seat,
+        level: u8,
+        reply: Reply<RoomInfo>,
+    },
+    Start {
+        host: String,
+        rematch: bool,
+        reply: Reply<RoomInfo>,
+    },
+    Connect {
+        token: Option<String>,
+        last_v: Option<u64>,
+        outbox: mpsc::Sender<Arc<str>>,
+        reply: Reply<Connected>,
+    },
+    Disconnect {
+        conn: u64,
+    },
+    Act {
+        conn: u64,
+        ack: u64,
+        /// `None`: resign.
+        action: Option<Value>,
+    },
+    BotMove {
+        v: u64,
+        seat: Seat,
+        action: Option<crate::game::TableAction>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct RoomHandle {
+    pub(crate) id: Arc<str>,
+    pub(crate) tx: mpsc::Sender<Cmd>,
+}
+
+impl RoomHandle {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// False once the room's actor has stopped.
+    pub fn is_open(&self) -> bool {
+        !self.tx.is_closed()
+    }
+
+    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Cmd) -> Result<T, RoomError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(make(reply))
+            .await
+            .map_err(|_| RoomError::gone())?;
+        rx.await.map_err(|_| RoomError::gone())?
+    }
+
+    pub async fn info(&self) -> Result<RoomInfo, RoomError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Cmd::Info(reply))
+            .await
+            .map_err(|_| RoomError::gone())?;
+        rx.await.map_err(|_| RoomError::gone())
+    }
+
+    /// Take the first free seat.
+    pub async fn join(&self, name: String) -> Result<Joined, RoomError> {
+        self.ask(|reply| Cmd::Join { name, reply }).await
+    }
+
+    pub async fn change_settings(
+        &self,
+        host: String,
+        change: ChangeSettings,
+    ) -> Result<RoomInfo, RoomError> {
+        self.ask(|reply| Cmd::Settings {
+            host,
+            change,
+            reply,
+        })
+        .await
+    }
+
+    pub async fn seat_cpu(
+        &self,
+        host: String,
+        seat: Seat,
+        level: u8,
+    ) -> Result<RoomInfo, RoomError> {
+        self.ask(|reply| Cmd::SeatCpu {
+            host,
+            seat,
+            level,
+            reply,
+        })
+        .await
+    }
+
+    /// Start the first game (`rematch: false`) or the next one (`rematch: true`).
+    pub async fn start(&self, host: String, rematch: bool) -> Result<RoomInfo, RoomError> {
+        self.ask(|reply| Cmd::Start {
+            host,
+            rematch,
+            reply,
+        })
+        .await
+    }
+
+    /// Register a connection: with a seat token it plays that seat, without one it watches. The
+    /// room sends `welcome` and everything after through `outbox`; when the room drops the sender
+    /// (too slow, or closing) the connection must close.
+    pub async fn connect(
+        &self,
+        token: Option<String>,
+        last_v: Option<u64>,
+        outbox: mpsc::Sender<Arc<str>>,
+    ) -> Result<Connected, RoomError> {
+        self.ask(|reply| Cmd::Connect {
+            token,
+            last_v,
+            outbox,
+            reply,
+        })
+        .await
+    }
+
+    pub async fn disconnect(&self, conn: u64) {
+        let _ = self.tx.send(Cmd::Disconnect { conn }).await;
+    }
+
+    /// Play an action (`Some`) or resign (`None`) for the connection's seat; the answer (`ack` or
+    /// `error`) arrives through the connection's outbox.
+    pub async fn act(&self, conn: u64, ack: u64, action: Option<Value>) -> Result<(), RoomError> {
+        self.tx
+            .send(Cmd::Act { conn, ack, action })
+            .await
+            .map_err(|_| RoomError::gone())
+    }
+}

@@ -1,0 +1,67 @@
+//! Rooms: one tokio task per table owns its game; everyone else holds a cloneable [`RoomHandle`]
+//! (a bounded `mpsc` sender). No locks around game state and no `.await` on I/O inside the actor:
+//! connections get pre-serialized frames through bounded outboxes, and a full outbox drops that
+//! connection instead of blocking the room.
+#![forbid(unsafe_code)]
+
+mod actor;
+pub mod bot;
+pub mod dice;
+pub mod game;
+mod handle;
+pub mod history;
+pub mod log;
+mod seats;
+
+pub use actor::spawn;
+pub use handle::{Connected, RoomError, RoomHandle};
+pub use seats::new_token;
+
+use std::time::Duration;
+
+use protocol::{GameKind, TurnTime};
+use serde_json::Value;
+
+/// Server-wide room behaviour (from the configuration).
+#[derive(Debug, Clone)]
+pub struct RoomConfig {
+    /// Events kept for resuming clients.
+    pub history: usize,
+    /// The length of one second of the turn timer (tests shorten it to milliseconds).
+    pub turn_second: Duration,
+    /// How long a disconnected human keeps control of the seat before the CPU plays for it.
+    pub grace: Duration,
+    /// Pause before a CPU move is applied, so people can follow the game.
+    pub cpu_delay: Duration,
+    /// Frames a connection may have queued before it is dropped as too slow.
+    pub outbox: usize,
+    /// Commands queued for a room before senders wait.
+    pub commands: usize,
+    /// Acknowledged ack ids remembered per seat (for re-acking resent actions).
+    pub acks_kept: usize,
+}
+
+impl Default for RoomConfig {
+    fn default() -> Self {
+        RoomConfig {
+            history: 256,
+            turn_second: Duration::from_secs(1),
+            grace: Duration::from_secs(20),
+            cpu_delay: Duration::from_millis(400),
+            outbox: 256,
+            commands: 64,
+            acks_kept: 64,
+        }
+    }
+}
+
+/// What the host chose for the room.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoomSettings {
+    pub game: GameKind,
+    /// The complete, validated house rules (every option present).
+    pub options: Value,
+    pub turn_time: TurnTime,
+    pub rated: bool,
+    pub public: bool,
+}

@@ -1,0 +1,82 @@
+//! Who holds each seat. A human who drops keeps the seat: the CPU only plays for it after the grace
+//! period, and hands it back the moment the human returns with the seat token.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+use tokio::time::Instant;
+
+use protocol::Occupant;
+
+/// A fresh secret token: 128 random bits, hex.
+pub fn new_token() -> String {
+    let bytes: [u8; 16] = rand::rng().random();
+    hex::encode(bytes)
+}
+
+#[derive(Debug)]
+pub enum SeatState {
+    Empty,
+    Human(Human),
+    Cpu { level: u8 },
+}
+
+#[derive(Debug)]
+pub struct Human {
+    pub name: String,
+    pub token: String,
+    /// Open connections holding the seat token (a player may have two tabs).
+    pub conns: u32,
+    /// When the last connection dropped: the CPU takes over at `away_since + grace`.
+    pub away_since: Option<Instant>,
+    /// The CPU plays for the seat now.
+    pub cpu_playing: bool,
+    /// Recently acknowledged (ack id, event version), so a resent ack id is re-acked, not re-applied.
+    pub acks: VecDeque<(u64, u64)>,
+}
+
+impl Human {
+    pub fn new(name: String, token: String) -> Human {
+        Human {
+            name,
+            token,
+            conns: 0,
+            // Never connected yet: counts as away from the moment the seat is taken.
+            away_since: Some(Instant::now()),
+            cpu_playing: false,
+            acks: VecDeque::new(),
+        }
+    }
+
+    pub fn acked(&self, ack: u64) -> Option<u64> {
+        self.acks.iter().find(|(a, _)| *a == ack).map(|(_, v)| *v)
+    }
+
+    pub fn remember_ack(&mut self, ack: u64, v: u64, keep: usize) {
+        if self.acks.len() >= keep.max(1) {
+            self.acks.pop_front();
+        }
+        self.acks.push_back((ack, v));
+    }
+}
+
+impl SeatState {
+    pub fn occupant(&self) -> Occupant {
+        match self {
+            SeatState::Empty => Occupant::Empty,
+            SeatState::Human(h) => Occupant::Human {
+                name: h.name.clone(),
+                connected: h.conns > 0,
+                cpu_playing: h.cpu_playing,
+            },
+            SeatState::Cpu { level } => Occupant::Cpu { level: *level },
+        }
+    }
+
+    pub fn human_mut(&mut self) -> Option<&mut Human> {
+        match self {
+            SeatState::Human(h) => Some(h),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! The axum application: shared state, the router, and binding.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::{get, post, put};
+use tokio::net::TcpListener;
+
+use room::RoomConfig;
+use room::bot::{Bot, SimpleBot};
+
+use crate::config::Config;
+use crate::registry::Registry;
+use crate::{openapi, rest, ws};
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub room_config: Arc<RoomConfig>,
+    pub registry: Arc<Registry>,
+    pub bot: Arc<dyn Bot>,
+    /// Base of invite links, e.g. `http://127.0.0.1:8080`.
+    pub base_url: Arc<str>,
+}
+
+/// Every route of the server.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(rest::healthz))
+        .route("/openapi.json", get(openapi::serve))
+        .route("/rooms", post(rest::create_room).get(rest::list_rooms))
+        .route("/rooms/{id}", get(rest::get_room))
+        .route("/rooms/{id}/settings", put(rest::change_settings))
+        .route("/rooms/{id}/join", post(rest::join))
+        .route("/rooms/{id}/cpu", post(rest::seat_cpu))
+        .route("/rooms/{id}/start", post(rest::start))
+        .route("/rooms/{id}/rematch", post(rest::rematch))
+        .route("/ws", get(ws::upgrade))
+        .with_state(state)
+}
+
+/// A bound, not yet serving server.
+#[derive(Debug)]
+pub struct Application {
+    listener: TcpListener,
+    addr: SocketAddr,
+    router: Router,
+}
+
+impl Application {
+    pub async fn build(config: Config) -> anyhow::Result<Application> {
+        let listener = TcpListener::bind(&config.server.listen).await?;
+        let addr = listener.local_addr()?;
+        let base_url = if config.server.public_url.is_empty() {
+            format!("http://{addr}")
+        } else {
+            config.server.public_url.trim_end_matches('/').to_owned()
+        };
+        let state = AppState {
+            room_config: Arc::new(config.room_config()),
+            config: Arc::new(config),
+            registry: Arc::new(Registry::default()),
+            bot: Arc::new(SimpleBot),
+            base_url: base_url.into(),
+        };
+        Ok(Application {
+            listener,
+            addr,
+            router: router(state),
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub async fn run(self) -> std::io::Result<()> {
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+    }
+}
+
+async fn shutdown_signal() {
+    let _ = tokio::signal::ctrl_c().await;
+}

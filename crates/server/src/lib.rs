@@ -1,0 +1,15 @@
+//! The fourkings server: axum REST + WebSocket over the room actors, configured by
+//! `config/default.toml` and `FOURKINGS_*` variables. [`app::Application::build`] is the test seam:
+//! it binds (port 0 in tests) and returns the address before serving.
+#![forbid(unsafe_code)]
+
+pub mod app;
+pub mod config;
+mod error;
+mod openapi;
+mod registry;
+mod rest;
+mod ws;
+
+pub use app::Application;
+pub use config::Config;

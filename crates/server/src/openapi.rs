@@ -1,0 +1,30 @@
+//! The OpenAPI document of the REST API, served at `/openapi.json`.
+
+use axum::Json;
+use utoipa::OpenApi;
+
+use crate::rest;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "fourkings",
+        description = "Rooms for Chaturaji and four-player chess. The game itself runs over the WebSocket at /ws (see docs/protocol.md)."
+    ),
+    paths(
+        rest::healthz,
+        rest::create_room,
+        rest::list_rooms,
+        rest::get_room,
+        rest::change_settings,
+        rest::join,
+        rest::seat_cpu,
+        rest::start,
+        rest::rematch
+    )
+)]
+pub struct ApiDoc;
+
+pub async fn serve() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}

@@ -1,0 +1,196 @@
+//! REST handlers. Only the host token changes a room (`Authorization: Bearer <host_token>`).
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use protocol::{
+    ChangeSettings, CreateRoom, CreatedRoom, ErrorCode, Health, JoinRoom, Joined, RoomInfo,
+    RoomList, SeatCpu,
+};
+use room::game::TableGame;
+use room::log::MemoryLog;
+use room::{RoomError, RoomHandle, RoomSettings};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+type ApiResult<T> = Result<Json<T>, ApiError>;
+
+fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    body.map(|Json(b)| b).map_err(|e| match e {
+        JsonRejection::JsonSyntaxError(_) | JsonRejection::MissingJsonContentType(_) => {
+            ApiError::new(ErrorCode::BadJson, e.body_text())
+        }
+        _ => ApiError::new(ErrorCode::BadMessage, e.body_text()),
+    })
+}
+
+fn host_token(headers: &HeaderMap) -> Result<String, ApiError> {
+    headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::BadToken,
+                "send the host token as `Authorization: Bearer <token>`",
+            )
+        })
+}
+
+fn room(state: &AppState, id: &str) -> Result<RoomHandle, ApiError> {
+    state
+        .registry
+        .get(id)
+        .ok_or_else(|| ApiError::new(ErrorCode::UnknownRoom, format!("no room `{id}`")))
+}
+
+#[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health)))]
+pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+        rooms: state.registry.len(),
+    })
+}
+
+/// Create a room: the answer carries the room id, an invite link and the secret host token.
+#[utoipa::path(post, path = "/rooms", request_body = CreateRoom,
+    responses((status = 200, body = CreatedRoom), (status = 400, body = protocol::ApiError)))]
+pub async fn create_room(
+    State(state): State<AppState>,
+    req: Result<Json<CreateRoom>, JsonRejection>,
+) -> ApiResult<CreatedRoom> {
+    let req = body(req)?;
+    let options = TableGame::normalize_options(req.game, &req.options).map_err(|details| {
+        ApiError(RoomError {
+            code: ErrorCode::BadOptions,
+            message: format!("{} problem(s) with the house rules", details.len()),
+            details,
+        })
+    })?;
+    let settings = RoomSettings {
+        game: req.game,
+        options,
+        turn_time: req.turn_time,
+        rated: req.rated,
+        public: req.public,
+    };
+    let host_token = room::new_token();
+    let handle = state
+        .registry
+        .insert_with(state.config.server.max_rooms, |id| {
+            room::spawn(
+                id,
+                settings,
+                host_token.clone(),
+                state.room_config.clone(),
+                Box::new(MemoryLog::default()),
+                state.bot.clone(),
+            )
+        })
+        .ok_or_else(|| ApiError::new(ErrorCode::TooManyRooms, "the server holds too many rooms"))?;
+    Ok(Json(CreatedRoom {
+        room: handle.id().to_owned(),
+        invite: format!("{}/?room={}", state.base_url, handle.id()),
+        host_token,
+    }))
+}
+
+/// The public rooms (invite-only rooms are never listed).
+#[utoipa::path(get, path = "/rooms", responses((status = 200, body = RoomList)))]
+pub async fn list_rooms(State(state): State<AppState>) -> Json<RoomList> {
+    let mut rooms = Vec::new();
+    for handle in state.registry.all() {
+        if let Ok(info) = handle.info().await {
+            if info.public {
+                rooms.push(info);
+            }
+        }
+    }
+    rooms.sort_by(|a, b| a.id.cmp(&b.id));
+    Json(RoomList { rooms })
+}
+
+#[utoipa::path(get, path = "/rooms/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = RoomInfo), (status = 404, body = protocol::ApiError)))]
+pub async fn get_room(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<RoomInfo> {
+    Ok(Json(room(&state, &id)?.info().await?))
+}
+
+/// Change house rules and room settings while no game is running (host token).
+#[utoipa::path(put, path = "/rooms/{id}/settings", params(("id" = String, Path)),
+    request_body = ChangeSettings,
+    responses((status = 200, body = RoomInfo), (status = 400, body = protocol::ApiError),
+              (status = 403, body = protocol::ApiError), (status = 409, body = protocol::ApiError)))]
+pub async fn change_settings(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    req: Result<Json<ChangeSettings>, JsonRejection>,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id)?;
+    let host = host_token(&headers)?;
+    let req = body(req)?;
+    Ok(Json(handle.change_settings(host, req).await?))
+}
+
+/// Take the first free seat with a display name; the answer carries the secret seat token.
+#[utoipa::path(post, path = "/rooms/{id}/join", params(("id" = String, Path)),
+    request_body = JoinRoom,
+    responses((status = 200, body = Joined), (status = 409, body = protocol::ApiError)))]
+pub async fn join(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    req: Result<Json<JoinRoom>, JsonRejection>,
+) -> ApiResult<Joined> {
+    let handle = room(&state, &id)?;
+    let req = body(req)?;
+    Ok(Json(handle.join(req.name).await?))
+}
+
+/// Seat a CPU player at a level in a free seat (host token).
+#[utoipa::path(post, path = "/rooms/{id}/cpu", params(("id" = String, Path)),
+    request_body = SeatCpu,
+    responses((status = 200, body = RoomInfo), (status = 409, body = protocol::ApiError)))]
+pub async fn seat_cpu(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    req: Result<Json<SeatCpu>, JsonRejection>,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id)?;
+    let host = host_token(&headers)?;
+    let req = body(req)?;
+    Ok(Json(handle.seat_cpu(host, req.seat, req.level).await?))
+}
+
+/// Start the game; every empty seat gets a CPU player (host token).
+#[utoipa::path(post, path = "/rooms/{id}/start", params(("id" = String, Path)),
+    responses((status = 200, body = RoomInfo), (status = 409, body = protocol::ApiError)))]
+pub async fn start(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id)?;
+    let host = host_token(&headers)?;
+    Ok(Json(handle.start(host, false).await?))
+}
+
+/// Start the next game in the same room, first seat rotated unless the house rules fix it.
+#[utoipa::path(post, path = "/rooms/{id}/rematch", params(("id" = String, Path)),
+    responses((status = 200, body = RoomInfo), (status = 409, body = protocol::ApiError)))]
+pub async fn rematch(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id)?;
+    let host = host_token(&headers)?;
+    Ok(Json(handle.start(host, true).await?))
+}

@@ -1,0 +1,224 @@
+//! WebSocket connections: one task per connection, knowing no rules. It parses client frames, enforces
+//! the frame size and rate limits, forwards actions to the room, and writes the room's pre-serialized
+//! frames. It never blocks the room: the room `try_send`s into this connection's bounded outbox and
+//! drops the connection when it is full; the client then reconnects and resyncs.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::{SinkExt, StreamExt};
+use governor::{Quota, RateLimiter};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use protocol::{ClientMsg, ErrorCode, ErrorMsg, ServerMsg};
+use room::{Connected, RoomHandle};
+
+use crate::app::AppState;
+
+/// Close codes.
+pub const CLOSE_POLICY: u16 = 1008;
+pub const CLOSE_TOO_BIG: u16 = 1009;
+/// The room dropped this connection because it did not read fast enough: reconnect and resync.
+pub const CLOSE_TOO_SLOW: u16 = 4001;
+/// No frame (not even a pong) within the idle timeout.
+pub const CLOSE_IDLE: u16 = 4002;
+
+pub async fn upgrade(
+    ws: WebSocketUpgrade,
+    headers: HeaderMap,
+    State(state): State<AppState>,
+) -> Response {
+    let allowed = &state.config.server.allowed_origins;
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !allowed.is_empty() && !allowed.iter().any(|a| a == origin) {
+            return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
+        }
+    }
+    // The transport limit is generous; the protocol limit (max_frame_bytes) is checked per frame
+    // below so that the client gets a proper 1009 close instead of a torn connection.
+    let transport_limit = state.config.limits.max_frame_bytes.max(1024) * 16;
+    ws.max_message_size(transport_limit)
+        .max_frame_size(transport_limit)
+        .on_upgrade(move |socket| Connection::new(state).run(socket))
+}
+
+struct Connection {
+    state: AppState,
+    joined: Option<(RoomHandle, Connected)>,
+}
+
+fn text(msg: &ServerMsg) -> Message {
+    Message::Text(Utf8Bytes::from(
+        serde_json::to_string(msg).expect("protocol types always serialize"),
+    ))
+}
+
+fn error(code: ErrorCode, message: impl Into<String>, ack: Option<u64>) -> Message {
+    text(&ServerMsg::Error(ErrorMsg {
+        code,
+        message: message.into(),
+        ack,
+        details: Vec::new(),
+    }))
+}
+
+async fn recv_opt(rx: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<str>> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Connection {
+    fn new(state: AppState) -> Connection {
+        Connection {
+            state,
+            joined: None,
+        }
+    }
+
+    async fn run(mut self, socket: WebSocket) {
+        let limits = self.state.config.limits.clone();
+        let timers = self.state.config.timers.clone();
+        let period = Duration::from_millis(limits.rate_period_ms.max(1));
+        let burst = NonZeroU32::new(limits.rate_messages.max(1)).expect("at least 1");
+        // `burst` messages at once, refilled evenly over the period: at most about
+        // `rate_messages` per `rate_period_ms`.
+        let quota = Quota::with_period(period / burst.get())
+            .expect("non-zero period")
+            .allow_burst(burst);
+        let limiter = RateLimiter::direct(quota);
+
+        let (mut sink, mut stream) = socket.split();
+        let mut outbox: Option<mpsc::Receiver<Arc<str>>> = None;
+        let mut last_seen = Instant::now();
+        let idle = Duration::from_millis(timers.idle_timeout_ms);
+        let mut ping = tokio::time::interval(Duration::from_millis(timers.ping_interval_ms.max(1)));
+        ping.reset();
+
+        let close = loop {
+            tokio::select! {
+                incoming = stream.next() => {
+                    let Some(Ok(msg)) = incoming else { break None };
+                    last_seen = Instant::now();
+                    let data = match msg {
+                        Message::Text(t) => t,
+                        Message::Binary(_) => {
+                            if sink.send(error(ErrorCode::BadJson, "send JSON text frames", None)).await.is_err() {
+                                break None;
+                            }
+                            continue;
+                        }
+                        Message::Close(_) => break None,
+                        // Pings are answered by the library; pongs only prove liveness.
+                        Message::Ping(_) | Message::Pong(_) => continue,
+                    };
+                    if data.len() > limits.max_frame_bytes {
+                        break Some((CLOSE_TOO_BIG, "frame too big"));
+                    }
+                    if limiter.check().is_err() {
+                        break Some((CLOSE_POLICY, "rate limit exceeded"));
+                    }
+                    if let Some(reply) = self.on_text(data.as_str(), &mut outbox).await {
+                        if sink.send(reply).await.is_err() {
+                            break None;
+                        }
+                    }
+                }
+                frame = recv_opt(&mut outbox) => {
+                    let Some(frame) = frame else {
+                        // The room dropped us (too slow, or the room closed).
+                        break Some((CLOSE_TOO_SLOW, "too slow: reconnect to resync"));
+                    };
+                    if sink.send(Message::Text(Utf8Bytes::from(&*frame))).await.is_err() {
+                        break None;
+                    }
+                }
+                _ = ping.tick() => {
+                    if last_seen.elapsed() > idle {
+                        break Some((CLOSE_IDLE, "idle"));
+                    }
+                    if sink.send(Message::Ping(Default::default())).await.is_err() {
+                        break None;
+                    }
+                }
+            }
+        };
+        if let Some((code, reason)) = close {
+            let _ = sink
+                .send(Message::Close(Some(CloseFrame {
+                    code,
+                    reason: Utf8Bytes::from_static(reason),
+                })))
+                .await;
+        }
+        if let Some((handle, connected)) = self.joined.take() {
+            handle.disconnect(connected.conn).await;
+        }
+    }
+
+    /// Handle one client frame; a direct reply is returned, room answers arrive via the outbox.
+    async fn on_text(
+        &mut self,
+        data: &str,
+        outbox: &mut Option<mpsc::Receiver<Arc<str>>>,
+    ) -> Option<Message> {
+        let msg = match ClientMsg::parse(data) {
+            Ok(msg) => msg,
+            Err((code, message)) => {
+                // Echo the ack id when the broken message still shows one.
+                let ack = serde_json::from_str::<serde_json::Value>(data)
+                    .ok()
+                    .and_then(|v| v.get("ack").and_then(|a| a.as_u64()));
+                return Some(error(code, message, ack));
+            }
+        };
+        match msg {
+            ClientMsg::Ping { n } => Some(text(&ServerMsg::Pong { n })),
+            ClientMsg::Join { room, token, v } => {
+                if self.joined.is_some() {
+                    return Some(error(
+                        ErrorCode::BadMessage,
+                        "already joined: open another connection for another room",
+                        None,
+                    ));
+                }
+                let Some(handle) = self.state.registry.get(&room) else {
+                    return Some(error(
+                        ErrorCode::UnknownRoom,
+                        format!("no room `{room}`"),
+                        None,
+                    ));
+                };
+                let (tx, rx) = mpsc::channel(self.state.room_config.outbox.max(2));
+                match handle.connect(token, v, tx).await {
+                    Ok(connected) => {
+                        self.joined = Some((handle, connected));
+                        *outbox = Some(rx);
+                        None
+                    }
+                    Err(e) => Some(error(e.code, e.message, None)),
+                }
+            }
+            ClientMsg::Act { ack, action } => self.forward(ack, Some(action)).await,
+            ClientMsg::Resign { ack } => self.forward(ack, None).await,
+        }
+    }
+
+    async fn forward(&mut self, ack: u64, action: Option<serde_json::Value>) -> Option<Message> {
+        let Some((handle, connected)) = &self.joined else {
+            return Some(error(ErrorCode::NotJoined, "join a room first", Some(ack)));
+        };
+        match handle.act(connected.conn, ack, action).await {
+            Ok(()) => None,
+            Err(e) => Some(error(e.code, e.message, Some(ack))),
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! Reconnection, the CPU covering an absent human, turn timers, acks, limits, slow clients, spectators.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+/// A Chaturaji room with one human at Red and CPU players elsewhere; the human's client is joined.
+async fn red_vs_cpus(
+    config: server::Config,
+    options: Value,
+) -> (std::net::SocketAddr, String, String, String, Client) {
+    let addr = start(config).await;
+    let (room, host_token) = create_room(addr, options).await;
+    let (seat, token) = join_seat(addr, &room, "Ann").await;
+    assert_eq!(seat, "red");
+    let mut red = Client::connect(addr).await;
+    red.join(&room, Some(&token), None).await;
+    (addr, room, host_token, token, red)
+}
+
+/// Wait until Red is shown its legal actions (its turn, after the throw); returns the view.
+async fn red_turn(red: &mut Client) -> Value {
+    red.until(|m| m["t"] == "view" && m["seat"] == "red").await
+}
+
+#[tokio::test]
+async fn a_client_that_reconnects_mid_game_gets_its_seat_and_missed_events() {
+    let mut config = test_config();
+    config.rooms.history = 8;
+    let (addr, room, host_token, token, mut red) =
+        red_vs_cpus(config, json!({"game": "chaturaji"})).await;
+    let mut watcher = Client::connect(addr).await;
+    watcher.join(&room, None, None).await;
+    host(addr, &room, "start", &host_token).await;
+    red_turn(&mut red).await;
+    let seen = red.v;
+    drop(red);
+    watcher
+        .until(|m| is_event(m, "connection") && m["event"]["connected"] == false)
+        .await;
+
+    // Back within the grace period, with the last version seen: the missed events, no snapshot.
+    let mut red = Client::connect(addr).await;
+    red.v = seen;
+    let welcome = red.join(&room, Some(&token), Some(seen)).await;
+    assert_eq!(welcome["seat"], "red");
+    assert!(welcome.get("snapshot").is_none(), "{welcome}");
+    let v_now = welcome["v"].as_u64().unwrap();
+    assert!(v_now > seen, "the disconnection and the return are events");
+    red.v = seen;
+    let disconnected = red.next().await.unwrap();
+    assert!(is_event(&disconnected, "connection"), "{disconnected}");
+    assert_eq!(disconnected["event"]["connected"], false);
+    // It is still Red's turn: the seat plays on.
+    let view = red_turn(&mut red).await;
+    let action = view["legal"][0].clone();
+    red.send(json!({"t": "act", "ack": 1, "action": action}))
+        .await;
+    let ack = red.until(|m| m["t"] == "ack" || m["t"] == "error").await;
+    assert_eq!(ack["t"], "ack", "{ack}");
+
+    // From too far back (history keeps 8 events), a full snapshot instead.
+    let mut again = Client::connect(addr).await;
+    let welcome = again.join(&room, Some(&token), Some(1)).await;
+    let snapshot: protocol::Snapshot =
+        serde_json::from_value(welcome["snapshot"].clone()).expect("a snapshot");
+    let game = snapshot.game.expect("the game is in the snapshot");
+    assert!(!game.actions.is_empty());
+    assert!(game.dice_commit.is_some() && game.dice_seed.is_none());
+    assert_eq!(snapshot.room.phase, protocol::Phase::Playing);
+}
+
+#[tokio::test]
+async fn the_cpu_plays_an_absent_humans_seat_and_hands_it_back() {
+    let mut config = test_config();
+    config.timers.grace_ms = 150;
+    let (addr, room, host_token, token, mut red) =
+        red_vs_cpus(config, json!({"game": "chaturaji"})).await;
+    let mut watcher = Client::connect(addr).await;
+    watcher.join(&room, None, None).await;
+    host(addr, &room, "start", &host_token).await;
+    red_turn(&mut red).await;
+    drop(red);
+
+    let control = watcher.until(|m| is_event(m, "control")).await;
+    assert_eq!(
+        control["event"],
+        json!({"e": "control", "seat": "red", "cpu": true, "reason": "away"})
+    );
+    let played = watcher
+        .until(|m| {
+            is_event(m, "acted") && m["event"]["seat"] == "red" && m["event"]["by"] != "room"
+        })
+        .await;
+    assert_eq!(played["event"]["by"], "cpu");
+
+    let mut red = Client::connect(addr).await;
+    red.join(&room, Some(&token), None).await;
+    let back = watcher.until(|m| is_event(m, "control")).await;
+    assert_eq!(
+        back["event"],
+        json!({"e": "control", "seat": "red", "cpu": false, "reason": "returned"})
+    );
+    // Red's next turn waits for Red: no CPU move for Red while Red is back.
+    red_turn(&mut red).await;
+    let quiet = tokio::time::timeout(
+        Duration::from_millis(400),
+        watcher.until(|m| {
+            is_event(m, "acted") && m["event"]["seat"] == "red" && m["event"]["by"] == "cpu"
+        }),
+    )
+    .await;
+    assert!(
+        quiet.is_err(),
+        "the CPU played for a human who is back: {quiet:?}"
+    );
+}
+
+#[tokio::test]
+async fn when_the_turn_timer_runs_out_the_cpu_plays_that_turn() {
+    let mut config = test_config();
+    config.timers.turn_second_ms = 10; // "30 s" lasts 300 ms
+    let (addr, room, host_token, _token, mut red) =
+        red_vs_cpus(config, json!({"game": "chaturaji", "turn_time": "30s"})).await;
+    host(addr, &room, "start", &host_token).await;
+    let mut deadline = None;
+    red.until(|m| {
+        if m["t"] == "event" {
+            deadline = m["deadline"].as_u64();
+        }
+        m["t"] == "view"
+    })
+    .await;
+    let started = std::time::Instant::now();
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let deadline = deadline.expect("the event that gave Red the turn says its deadline");
+    assert!(
+        deadline + 50 >= now_ms && deadline <= now_ms + 400,
+        "{deadline} vs {now_ms}"
+    );
+    // Red does nothing: the CPU plays Red's turn when the deadline passes.
+    red.until(|m| is_event(m, "acted") && m["event"]["seat"] == "red" && m["event"]["by"] == "cpu")
+        .await;
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(150),
+        "too early: {waited:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_resent_ack_id_is_acknowledged_again_never_applied_twice() {
+    let (addr, room, host_token, _token, mut red) =
+        red_vs_cpus(test_config(), json!({"game": "chaturaji"})).await;
+    let mut watcher = Client::connect(addr).await;
+    watcher.join(&room, None, None).await;
+    host(addr, &room, "start", &host_token).await;
+    let view = red_turn(&mut red).await;
+    let act = json!({"t": "act", "ack": 42, "action": view["legal"][0]});
+    for _ in 0..3 {
+        red.send(act.clone()).await;
+    }
+    let mut acks = Vec::new();
+    while acks.len() < 3 {
+        let m = red.next().await.unwrap();
+        assert_ne!(m["t"], "error", "{m}");
+        if m["t"] == "ack" {
+            acks.push(m["v"].as_u64().unwrap());
+        }
+    }
+    assert_eq!(acks[0], acks[1]);
+    assert_eq!(acks[1], acks[2]);
+    // Every copy was handled before the third ack; count the human actions up to now.
+    let (_, info) = http(addr, "GET", &format!("/rooms/{room}"), None, None).await;
+    let now = info["v"].as_u64().unwrap();
+    let mut human_actions = 0;
+    while watcher.v < now {
+        let m = watcher.next().await.unwrap();
+        if is_event(&m, "acted") && m["event"]["by"] == "human" {
+            human_actions += 1;
+        }
+    }
+    assert_eq!(human_actions, 1);
+}
+
+#[tokio::test]
+async fn a_flood_closes_with_1008_and_an_oversized_frame_with_1009() {
+    let mut config = test_config();
+    config.limits.rate_messages = 10;
+    config.limits.rate_period_ms = 20_000;
+    let addr = start(config).await;
+    let mut c = Client::connect(addr).await;
+    for n in 0..30 {
+        c.send(json!({"t": "ping", "n": n})).await;
+    }
+    let (msgs, code) = c.drain_until_close().await;
+    assert_eq!(code, Some(1008));
+    assert_eq!(
+        msgs.len(),
+        10,
+        "the burst is allowed, then the connection closes"
+    );
+    assert!(msgs.iter().all(|m| m["t"] == "pong"));
+
+    let mut c = Client::connect(addr).await;
+    c.send_text(format!(
+        "{{\"t\":\"ping\",\"pad\":\"{}\"}}",
+        "x".repeat(5000)
+    ))
+    .await;
+    assert_eq!(c.closed_with().await, Some(1009));
+}
+
+#[tokio::test]
+async fn a_client_that_never_reads_does_not_slow_the_others() {
+    let mut config = test_config();
+    config.limits.outbox_frames = 16;
+    let addr = start(config).await;
+    let (room, host_token) = create_room(
+        addr,
+        json!({"game": "chaturaji", "options": {"round_limit": 10}}),
+    )
+    .await;
+    // This spectator joins and then never reads again.
+    let mut sleeper = Client::connect(addr).await;
+    sleeper.join(&room, None, None).await;
+    let mut reader = Client::connect(addr).await;
+    reader.join(&room, None, None).await;
+    let begun = std::time::Instant::now();
+    host(addr, &room, "start", &host_token).await;
+    // An all-CPU game runs to its end for the reader; every event arrives in order (checked by
+    // `Client::next`).
+    let over = reader.until(|m| is_event(m, "game_over")).await;
+    assert!(begun.elapsed() < Duration::from_secs(10));
+    assert!(over["v"].as_u64().unwrap() > 40);
+    // The sleeper either still has everything queued, in order, or was dropped as too slow and
+    // must reconnect (close 4001).
+    let (msgs, code) = sleeper
+        .drain_until_close_or(|m| is_event(m, "game_over"))
+        .await;
+    if let Some(code) = code {
+        assert_eq!(code, 4001, "{msgs:?}");
+    }
+}
+
+#[tokio::test]
+async fn spectators_watch_without_a_seat() {
+    let addr = start(test_config()).await;
+    let (room, host_token) = create_room(
+        addr,
+        json!({"game": "chaturaji", "options": {"round_limit": 2}}),
+    )
+    .await;
+    host(addr, &room, "start", &host_token).await;
+    let mut late = Client::connect(addr).await;
+    let welcome = late.join(&room, None, None).await;
+    assert!(welcome["seat"].is_null());
+    let snapshot: protocol::Snapshot = serde_json::from_value(welcome["snapshot"].clone()).unwrap();
+    assert_eq!(snapshot.room.seats[0], protocol::Occupant::Cpu { level: 1 });
+    assert!(snapshot.game.is_some());
+    if snapshot.room.phase == protocol::Phase::Finished {
+        assert!(snapshot.game.unwrap().outcome.is_some());
+    } else {
+        late.until(|m| is_event(m, "game_over")).await;
+    }
+    late.send(json!({"t": "resign", "ack": 1})).await;
+    let refused = late.until(|m| m["t"] == "error").await;
+    assert_eq!(refused["code"], "spectator");
+}

@@ -1,0 +1,268 @@
+//! A real server on port 0, a minimal HTTP client for the REST calls, and real WebSocket clients.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use server::{Application, Config};
+
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// Defaults for tests: port 0, no CPU pause, short timers.
+pub fn test_config() -> Config {
+    let mut config = Config::defaults();
+    config.server.listen = "127.0.0.1:0".into();
+    config.timers.cpu_delay_ms = 0;
+    config.timers.grace_ms = 60_000;
+    // Server pings would keep a stuck test's reads alive; keep them out of the way.
+    config.timers.ping_interval_ms = 60_000;
+    config.timers.idle_timeout_ms = 180_000;
+    config
+}
+
+pub async fn start(config: Config) -> SocketAddr {
+    let app = Application::build(config).await.expect("binds");
+    let addr = app.addr();
+    tokio::spawn(app.run());
+    addr
+}
+
+/// One HTTP/1.1 request with `Connection: close`; the status and the JSON body.
+pub async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).await.expect("connects");
+    let body = body.unwrap_or("");
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    let (head, rest) = raw.split_once("\r\n\r\n").expect("a response");
+    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let payload = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    let value = serde_json::from_str(&payload).unwrap_or(Value::String(payload));
+    (status, value)
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = s.split_once("\r\n").unwrap();
+        let n = usize::from_str_radix(size.trim(), 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+}
+
+pub async fn post(addr: SocketAddr, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+    http(addr, "POST", path, token, Some(&body.to_string())).await
+}
+
+/// Create a room; (room id, host token).
+pub async fn create_room(addr: SocketAddr, body: Value) -> (String, String) {
+    let (status, v) = post(addr, "/rooms", None, body).await;
+    assert_eq!(status, 200, "{v}");
+    (
+        v["room"].as_str().unwrap().to_owned(),
+        v["host_token"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// Take a seat; (seat name, seat token).
+pub async fn join_seat(addr: SocketAddr, room: &str, name: &str) -> (String, String) {
+    let (status, v) = post(
+        addr,
+        &format!("/rooms/{room}/join"),
+        None,
+        json!({ "name": name }),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    (
+        v["seat"].as_str().unwrap().to_owned(),
+        v["seat_token"].as_str().unwrap().to_owned(),
+    )
+}
+
+pub async fn host(addr: SocketAddr, room: &str, what: &str, token: &str) -> (u16, Value) {
+    post(
+        addr,
+        &format!("/rooms/{room}/{what}"),
+        Some(token),
+        json!({}),
+    )
+    .await
+}
+
+pub struct Client {
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The last event version seen.
+    pub v: u64,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+            .await
+            .expect("upgrades");
+        Client { ws, v: 0 }
+    }
+
+    pub async fn send(&mut self, msg: Value) {
+        self.send_text(msg.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.ws
+            .send(Message::Text(text.into()))
+            .await
+            .expect("sends");
+    }
+
+    /// The next JSON message (tracking event versions), or `None` when the connection closed.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a message in time")?;
+            match msg.ok()? {
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(&t).expect("server sends JSON");
+                    // Every server message parses into the protocol types.
+                    serde_json::from_value::<protocol::ServerMsg>(v.clone())
+                        .unwrap_or_else(|e| panic!("{e}: {v}"));
+                    match v["t"].as_str() {
+                        Some("event") => {
+                            let n = v["v"].as_u64().unwrap();
+                            assert_eq!(n, self.v + 1, "events arrive in order without gaps: {v}");
+                            self.v = n;
+                        }
+                        Some("welcome") => self.v = v["v"].as_u64().unwrap(),
+                        _ => {}
+                    }
+                    return Some(v);
+                }
+                Message::Close(_) => return None,
+                _ => continue,
+            }
+        }
+    }
+
+    /// Read until a message satisfies `pred`; returns it.
+    pub async fn until(&mut self, mut pred: impl FnMut(&Value) -> bool) -> Value {
+        loop {
+            let msg = self.next().await.expect("connection open");
+            if pred(&msg) {
+                return msg;
+            }
+        }
+    }
+
+    /// Join and return the welcome.
+    pub async fn join(&mut self, room: &str, token: Option<&str>, v: Option<u64>) -> Value {
+        let mut msg = json!({ "t": "join", "room": room });
+        if let Some(token) = token {
+            msg["token"] = json!(token);
+        }
+        if let Some(v) = v {
+            msg["v"] = json!(v);
+        }
+        self.send(msg).await;
+        let welcome = self
+            .until(|m| m["t"] == "welcome" || m["t"] == "error")
+            .await;
+        assert_eq!(welcome["t"], "welcome", "{welcome}");
+        welcome
+    }
+
+    /// Read every message until the connection closes; the messages and the close code.
+    pub async fn drain_until_close(&mut self) -> (Vec<Value>, Option<u16>) {
+        let mut msgs = Vec::new();
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("closes in time");
+            match msg {
+                Some(Ok(Message::Text(t))) => msgs.push(serde_json::from_str(&t).unwrap()),
+                Some(Ok(Message::Close(frame))) => {
+                    return (msgs, frame.map(|f| u16::from(f.code)));
+                }
+                None | Some(Err(_)) => return (msgs, None),
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+
+    /// Read until `stop` matches a message (no close) or the connection closes (its code).
+    pub async fn drain_until_close_or(
+        &mut self,
+        stop: impl Fn(&Value) -> bool,
+    ) -> (Vec<Value>, Option<u16>) {
+        let mut msgs = Vec::new();
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a message in time");
+            match msg {
+                Some(Ok(Message::Text(t))) => {
+                    let m: Value = serde_json::from_str(&t).unwrap();
+                    let done = stop(&m);
+                    msgs.push(m);
+                    if done {
+                        return (msgs, None);
+                    }
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return (msgs, frame.map(|f| u16::from(f.code)));
+                }
+                None | Some(Err(_)) => return (msgs, None),
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+
+    /// Wait for the close frame and return its code.
+    pub async fn closed_with(&mut self) -> Option<u16> {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("closes in time");
+            match msg {
+                Some(Ok(Message::Close(Some(frame)))) => return Some(u16::from(frame.code)),
+                Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+}
+
+pub fn is_event(m: &Value, e: &str) -> bool {
+    m["t"] == "event" && m["event"]["e"] == e
+}
