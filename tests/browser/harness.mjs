@@ -40,7 +40,8 @@ export async function startServer(extraEnv = {}) {
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
-      const m = out.match(/http:\/\/([0-9.:]+)\//);
+      // "fourkings listening on 127.0.0.1:PORT: open …" (older builds: "listening: open http://ADDR/").
+      const m = out.match(/listening on ([0-9.]+:\d+)/) || out.match(/http:\/\/([0-9.]+:\d+)\//);
       if (m) { clearTimeout(timer); resolve(`http://${m[1]}`); }
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${log}`)); });
