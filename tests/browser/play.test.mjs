@@ -328,6 +328,58 @@ test('four-player chess: legal moves hidden by house rule, real opening moves, s
   }
 });
 
+test('four-player chess, teams: highlighted legal moves and the promotion choice on rank 11', async () => {
+  const host = await newPlayer(browser);
+  await createRoom(host, { name: 'Ines', game: 'fourchess' });
+  const invite = await host.locator('#invite-link').getAttribute('href');
+  const pages = [host];
+  for (const n of ['Jun', 'Kofi', 'Lena']) {
+    const p = await newPlayer(browser);
+    await joinRoom(p, invite, n);
+    pages.push(p);
+  }
+  await host.click('#start-game');
+  const bySeat = {};
+  for (const p of pages) {
+    await p.waitForSelector('#room[data-phase="playing"]');
+    bySeat[await attr(p, 'my-seat')] = p;
+  }
+  async function move(seat, from, to) {
+    const p = bySeat[seat];
+    await p.waitForSelector(`#room[data-to-act="${seat}"]`);
+    await p.waitForFunction(() => Number(document.querySelector('#room').dataset.legal) > 0);
+    await p.click(`.sq[data-sq="${from}"]`);
+    // The legal targets are highlighted (house rule on by default).
+    await p.waitForSelector(`.sq.target[data-sq="${to}"]`);
+    await p.click(`.sq[data-sq="${to}"]`);
+  }
+  // Red walks the d-pawn to rank 11 while the others move a knight back and forth.
+  const route = ['d2', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10'];
+  const shuffle = { blue: ['a10', 'c9'], yellow: ['e14', 'f12'], green: ['n10', 'l9'] };
+  for (let i = 0; i + 1 < route.length; i++) {
+    await move('red', route[i], route[i + 1]);
+    for (const seat of ['blue', 'yellow', 'green']) {
+      const [a, b] = shuffle[seat];
+      await move(seat, i % 2 === 0 ? a : b, i % 2 === 0 ? b : a);
+    }
+  }
+  const red = bySeat.red;
+  await red.waitForSelector('#room[data-to-act="red"]');
+  await red.waitForFunction(() => Number(document.querySelector('#room').dataset.legal) > 0);
+  await red.click('.sq[data-sq="d10"]');
+  await red.click('.sq[data-sq="d11"]');
+  await red.waitForSelector('#promotion button[data-kind="knight"]');
+  assert.deepEqual(await red.locator('#promotion button').evaluateAll((bs) => bs.map((b) => b.dataset.kind).sort()), ['bishop', 'knight', 'queen', 'rook']);
+  await red.click('#promotion button[data-kind="knight"]');
+  for (const p of pages) await p.waitForFunction(() => document.querySelector('.sq[data-sq="d11"]')?.dataset.piece === 'red:N');
+  await host.waitForFunction(() => [...document.querySelectorAll('#log li')].some((li) => li.textContent.includes('becomes a knight')));
+  await red.screenshot({ path: path.join(SHOTS, 'fourchess-promotion.png') });
+  for (const p of pages) {
+    assert.deepEqual(p.errors || [], [], 'no script errors');
+    await p.context().close();
+  }
+});
+
 test('how-to-play pages exist for both games in every language', async () => {
   const page = await newPlayer(browser);
   for (const [lang, chaturaji, fourchess] of [
