@@ -8,6 +8,7 @@ import { describe, reasonText } from './events.js';
 import { SEATS, SYMBOL, COLOR, parseChaturaji, parseFen4 } from './games.js';
 import { lobbyView } from './lobby.js';
 import { esc, errorText, settingsSummary } from './util.js';
+import { throwsFromSeed } from './dice-verify.js';
 
 const app = document.getElementById('app');
 const banner = document.getElementById('banner');
@@ -390,7 +391,15 @@ class RoomPage {
       this.verify = t('verify.unavailable');
       return this.render();
     }
-    this.verify = hex === g.dice_commit ? t('verify.ok', { n: g.rolls.length }) : t('verify.bad');
+    if (hex !== g.dice_commit) {
+      this.verify = t('verify.bad');
+      return this.render();
+    }
+    // Recompute every throw of the game from the seed and compare with the throws the room made.
+    const [lo, hi] = (g.options && g.options.dice) === 'long' ? [2, 5] : [1, 6];
+    const again = throwsFromSeed(g.dice_seed, lo, hi, g.rolls.length);
+    const same = again.every((d, i) => d[0] === g.rolls[i][0] && d[1] === g.rolls[i][1]);
+    this.verify = same ? t('verify.ok', { n: g.rolls.length }) : t('verify.throws_differ');
     this.render();
   }
 

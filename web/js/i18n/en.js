@@ -64,7 +64,8 @@ export default {
 
   'over.title': 'Game over', 'over.place': 'Place', 'over.seat': 'Seat', 'over.player': 'Player', 'over.points': 'Points',
   'verify.seed': 'Dice seed (revealed):', 'verify.commit': 'Committed at the start (sha256):', 'verify.button': 'Verify',
-  'verify.ok': 'Verified: sha256(seed) equals the commitment published at the start; {n} throws came from this seed.',
+  'verify.ok': 'Verified: sha256(seed) equals the commitment published at the start, and the seed gives exactly the {n} throws of this game.',
+  'verify.throws_differ': 'Mismatch: the seed does not give the throws of this game!',
   'verify.bad': 'Mismatch: sha256(seed) differs from the commitment!', 'verify.unavailable': 'This browser cannot compute sha256 here (needs https or localhost).',
   'turn.of': '{seat} to move', 'turn.yours': 'Your turn', 'turn.seconds': '{n} s left',
 

@@ -64,7 +64,8 @@ export default {
 
   'over.title': 'Permainan selesai', 'over.place': 'Peringkat', 'over.seat': 'Kursi', 'over.player': 'Pemain', 'over.points': 'Poin',
   'verify.seed': 'Benih dadu (dibuka):', 'verify.commit': 'Komitmen di awal (sha256):', 'verify.button': 'Verifikasi',
-  'verify.ok': 'Terverifikasi: sha256(benih) sama dengan komitmen yang diumumkan di awal; {n} lemparan berasal dari benih ini.',
+  'verify.ok': 'Terverifikasi: sha256(benih) sama dengan komitmen yang diumumkan di awal, dan benih ini menghasilkan tepat {n} lemparan permainan ini.',
+  'verify.throws_differ': 'Tidak cocok: benih tidak menghasilkan lemparan permainan ini!',
   'verify.bad': 'Tidak cocok: sha256(benih) berbeda dari komitmen!', 'verify.unavailable': 'Peramban ini tidak bisa menghitung sha256 di sini (perlu https atau localhost).',
   'turn.of': 'Giliran {seat}', 'turn.yours': 'Giliran Anda', 'turn.seconds': 'sisa {n} detik',
 

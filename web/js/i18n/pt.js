@@ -64,7 +64,8 @@ export default {
 
   'over.title': 'Fim do jogo', 'over.place': 'Lugar', 'over.seat': 'Cor', 'over.player': 'Jogador', 'over.points': 'Pontos',
   'verify.seed': 'Semente dos dados (revelada):', 'verify.commit': 'Compromisso no início (sha256):', 'verify.button': 'Verificar',
-  'verify.ok': 'Verificado: sha256(semente) é igual ao compromisso publicado no início; {n} lançamentos vieram desta semente.',
+  'verify.ok': 'Verificado: sha256(semente) é igual ao compromisso publicado no início, e a semente dá exatamente os {n} lançamentos deste jogo.',
+  'verify.throws_differ': 'Não coincide: a semente não dá os lançamentos deste jogo!',
   'verify.bad': 'Não coincide: sha256(semente) difere do compromisso!', 'verify.unavailable': 'Este navegador não consegue calcular sha256 aqui (precisa de https ou localhost).',
   'turn.of': 'Vez de {seat}', 'turn.yours': 'A sua vez', 'turn.seconds': 'faltam {n} s',
 

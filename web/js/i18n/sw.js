@@ -64,7 +64,8 @@ export default {
 
   'over.title': 'Mchezo umekwisha', 'over.place': 'Nafasi', 'over.seat': 'Kiti', 'over.player': 'Mchezaji', 'over.points': 'Pointi',
   'verify.seed': 'Mbegu ya dadu (imefichuliwa):', 'verify.commit': 'Ahadi ya mwanzo (sha256):', 'verify.button': 'Thibitisha',
-  'verify.ok': 'Imethibitishwa: sha256(mbegu) inalingana na ahadi iliyotangazwa mwanzoni; mitupo {n} ilitoka kwenye mbegu hii.',
+  'verify.ok': 'Imethibitishwa: sha256(mbegu) inalingana na ahadi iliyotangazwa mwanzoni, na mbegu inatoa hasa mitupo {n} ya mchezo huu.',
+  'verify.throws_differ': 'Hailingani: mbegu haitoi mitupo ya mchezo huu!',
   'verify.bad': 'Hailingani: sha256(mbegu) ni tofauti na ahadi!', 'verify.unavailable': 'Kivinjari hiki hakiwezi kukokotoa sha256 hapa (kinahitaji https au localhost).',
   'turn.of': 'Zamu ya {seat}', 'turn.yours': 'Zamu yako', 'turn.seconds': 'zimebaki sekunde {n}',
 
