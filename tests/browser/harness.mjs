@@ -9,9 +9,10 @@ import { chromium } from 'playwright-core';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SHOTS = path.join(ROOT, 'docs/screenshots');
 
-/** The server binary: $FOURKINGS_BIN, else `cargo build --release` of the workspace's binary. */
+/** The server binary: $SERVER_BIN, else `cargo build --release` of the workspace's binary.
+ * (Not a FOURKINGS_* name: the server reads every FOURKINGS_* variable as configuration.) */
 function serverBinary() {
-  if (process.env.FOURKINGS_BIN) return process.env.FOURKINGS_BIN;
+  if (process.env.SERVER_BIN) return process.env.SERVER_BIN;
   const built = spawnSync('cargo', ['build', '--release', '-p', 'fourkings', '--bin', 'fourkings'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('cargo build --release -p fourkings failed');
   return path.join(ROOT, 'target/release/fourkings');
@@ -20,7 +21,7 @@ function serverBinary() {
 /** Start the server on 127.0.0.1:0 and wait for its "listening" line. Resolves to {url, stop}. */
 export async function startServer(extraEnv = {}) {
   // Against a server that is already running (a deployment, or one started by hand).
-  if (process.env.FOURKINGS_URL) return { url: process.env.FOURKINGS_URL.replace(/\/$/, ''), log: () => '', stop: async () => {} };
+  if (process.env.SERVER_URL) return { url: process.env.SERVER_URL.replace(/\/$/, ''), log: () => '', stop: async () => {} };
   const bin = serverBinary();
   const child = spawn(bin, [], {
     cwd: ROOT,
