@@ -57,6 +57,11 @@ export class Board {
       const g = el('g', { class: `sq ${(sq.x + sq.y) % 2 ? 'light' : 'dark'}`, 'data-sq': sq.name, tabindex: '-1', role: 'gridcell',
         transform: `translate(${col * CELL},${row * CELL})` }, svg);
       el('rect', { width: CELL, height: CELL, class: 'sq-bg' }, g);
+      // Square names along the viewer's bottom and left edges, so the log's "d2–d4" can be found.
+      if (row === size - 1 || col === 0) {
+        const label = el('text', { x: 5, y: CELL - 6, class: 'coord' }, g);
+        label.textContent = sq.name;
+      }
       this.cells.set(sq.name, { g, col, row });
       this.byDisplay.set(`${col},${row}`, sq.name);
     }

@@ -155,7 +155,14 @@ class Lobby {
       list.innerHTML = `<p class="muted">${esc(t('lobby.no_rooms'))}</p>`;
       return;
     }
-    list.innerHTML = `<ul class="rooms">${this.rooms.map((r) => {
+    // Rooms that wait for players first, then games to watch; finished rooms are not listed.
+    const order = { lobby: 0, playing: 1 };
+    const rooms = this.rooms.filter((r) => r.phase in order).sort((a, b) => order[a.phase] - order[b.phase]);
+    if (!rooms.length) {
+      list.innerHTML = `<p class="muted">${esc(t('lobby.no_rooms'))}</p>`;
+      return;
+    }
+    list.innerHTML = `<ul class="rooms">${rooms.map((r) => {
       const seats = r.seats.map((o, i) => {
         const s = SEATS[i];
         const who = o.kind === 'human' ? o.name : o.kind === 'cpu' ? t('tag.cpu') : t('seat.empty');
