@@ -109,8 +109,10 @@ class RoomPage {
         if (m.snapshot) {
           this.applySnapshot(m.snapshot);
           this.legal = null;
+          this.v = m.v;
         }
-        this.v = m.v;
+        // Without a snapshot the events after our `v` follow at once: keep `v` where it is so that
+        // they are applied, not skipped as already seen.
         this.render();
         break;
       case 'event':

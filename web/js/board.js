@@ -57,6 +57,13 @@ export class Board {
       const g = el('g', { class: `sq ${(sq.x + sq.y) % 2 ? 'light' : 'dark'}`, 'data-sq': sq.name, tabindex: '-1', role: 'gridcell',
         transform: `translate(${col * CELL},${row * CELL})` }, svg);
       el('rect', { width: CELL, height: CELL, class: 'sq-bg' }, g);
+      // Chaturaji promotion pictures (C.13): every edge square shows the type a pawn arriving there
+      // may become; from either corner: boat, horse, elephant, king, king, elephant, horse, boat.
+      if (game === 'chaturaji' && (sq.x === 0 || sq.x === 7 || sq.y === 0 || sq.y === 7)) {
+        const along = sq.y === 0 || sq.y === 7 ? sq.x : sq.y;
+        const pic = el('text', { x: CELL - 6, y: 22, 'text-anchor': 'end', class: 'coord promo-pic' }, g);
+        pic.textContent = `↟${'SHEKKEHS'[along]}`;
+      }
       // Square names along the viewer's bottom and left edges, so the log's "d2–d4" can be found.
       if (row === size - 1 || col === 0) {
         const label = el('text', { x: 5, y: CELL - 6, class: 'coord' }, g);
