@@ -264,6 +264,7 @@ class RoomPage {
   /** A square was activated by click, drop or Enter. */
   onSquare(sq) {
     this.message = '';
+    this.promotion = null; // a pending promotion choice is dropped by any other board input
     const pieces = this.pieces();
     const here = pieces.get(sq);
     if (!this.game || this.game.outcome) return this.render();
