@@ -15,7 +15,7 @@ function serverBinary() {
   if (process.env.SERVER_BIN) return process.env.SERVER_BIN;
   const built = spawnSync('cargo', ['build', '--release', '-p', 'fourkings', '--bin', 'fourkings'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('cargo build --release -p fourkings failed');
-  return path.join(ROOT, 'target/release/fourkings');
+  return path.join(process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target'), 'release/fourkings');
 }
 
 /** Start the server on 127.0.0.1:0 and wait for its "listening" line. Resolves to {url, stop}. */
