@@ -6,4 +6,4 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
-PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+[ -d node_modules/playwright-core ] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
