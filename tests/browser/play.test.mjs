@@ -320,6 +320,12 @@ test('four-player chess: legal moves hidden by house rule, real opening moves, s
   assert.equal(await bySeat.blue.locator('.sq[data-sq="d9"]').getAttribute('data-piece'), 'blue:P');
 
   await host.screenshot({ path: path.join(SHOTS, 'fourchess.png') });
+
+  // A player who closes the page keeps the seat and is shown as away.
+  await bySeat.green.context().close();
+  await host.waitForSelector('.seat-green .tag:text("away")');
+  delete bySeat.green;
+  pages.splice(pages.indexOf(pages.find((p) => p.isClosed())), 1);
   await bySeat.yellow.screenshot({ path: path.join(SHOTS, 'fourchess-yellow-view.png') });
 
   for (const p of pages) {
