@@ -44,7 +44,7 @@ pub struct RoomConfig {
 impl Default for RoomConfig {
     fn default() -> Self {
         RoomConfig {
-            history: 256,
+            history: 64,
             turn_second: Duration::from_secs(1),
             grace: Duration::from_secs(20),
             cpu_delay: Duration::from_millis(400),

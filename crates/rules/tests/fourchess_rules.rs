@@ -26,6 +26,28 @@ fn game_with(mode: Mode, to_move: Seat, pieces: &[(&str, &str)]) -> Game {
     .unwrap()
 }
 
+/// The four kings on their home squares plus `extra`.
+fn with_kings(mode: Mode, to_move: Seat, extra: &[(&'static str, &'static str)]) -> Game {
+    game_with(mode, to_move, &pieces_with_kings(extra))
+}
+
+/// FFA, Blue and Green out, Red 30 and Yellow 10 points; Red's rook on g5 can take Yellow's g6 pawn.
+const TWO_LEFT: &str = "R-0,1,0,1-0,0,0,0-0,0,0,0-30,0,10,0-0-x,x,x,3,yK,4,x,x,x/x,x,x,8,x,x,x/x,x,x,8,x,x,x/14/14/14/dK,13/14/6,yP,7/6,rR,7/14/x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,4,rK,3,x,x,x";
+
+/// FFA, Blue out, points 3/4/5/6, fifty-move clock at 148 (three players: the game ends at 150).
+const THREE_LEFT: &str = "R-0,1,0,0-0,0,0,0-0,0,0,0-3,4,5,6-148-x,x,x,3,yK,4,x,x,x/x,x,x,8,x,x,x/x,x,x,8,x,x,x/14/14/14/dK,12,gK/14/14/6,rN,7/14/x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,4,rK,3,x,x,x";
+
+fn ffa_from_fen4(fen: &str) -> Game {
+    Game::from_fen4(
+        Options {
+            mode: Mode::Ffa,
+            ..Options::default()
+        },
+        fen,
+    )
+    .unwrap()
+}
+
 fn sq(s: &str) -> Square {
     s.parse().unwrap()
 }
@@ -150,7 +172,7 @@ fn f3_start_position_matches_the_spec() {
 #[test]
 fn f4_no_capture_of_own_or_partner_pieces_and_every_piece_blocks() {
     let extra = [("d4", "rR"), ("d6", "yP"), ("g4", "bN"), ("b4", "rP")];
-    let teams = game_with(Mode::Teams, Seat::Red, &pieces_with_kings(&extra));
+    let teams = with_kings(Mode::Teams, Seat::Red, &extra);
     let rook = moves_from(&teams, "d4");
     assert!(
         rook.contains(&"d4-g4".to_owned()),
@@ -169,7 +191,7 @@ fn f4_no_capture_of_own_or_partner_pieces_and_every_piece_blocks() {
         "own pawn blocks"
     );
     assert!(rook.contains(&"d4-c4".to_owned()));
-    let ffa = game_with(Mode::Ffa, Seat::Red, &pieces_with_kings(&extra));
+    let ffa = with_kings(Mode::Ffa, Seat::Red, &extra);
     assert!(
         moves_from(&ffa, "d4").contains(&"d4-d6".to_owned()),
         "FFA: the opposite seat is an opponent"
@@ -190,7 +212,7 @@ fn f5_pawns_step_toward_the_opposite_side_double_from_home_capture_forward() {
         ("d8", "yN"),
         ("b10", "gN"),
     ];
-    let mut game = game_with(Mode::Teams, Seat::Red, &pieces_with_kings(&extra));
+    let mut game = with_kings(Mode::Teams, Seat::Red, &extra);
     assert_eq!(moves_from(&game, "e2"), sorted(&["e2-e3", "e2-e4"]));
     assert_eq!(
         moves_from(&game, "f2"),
@@ -312,11 +334,7 @@ fn f6_no_en_passant_onto_a_partner_piece_and_entry_dies_with_its_pawn() {
 #[test]
 fn f6_en_passant_onto_the_promotion_line_promotes() {
     // Red k2-k4 passes k3, on Blue's promotion file k (Teams).
-    let mut game = game_with(
-        Mode::Teams,
-        Seat::Red,
-        &pieces_with_kings(&[("k2", "rP"), ("j4", "bP")]),
-    );
+    let mut game = with_kings(Mode::Teams, Seat::Red, &[("k2", "rP"), ("j4", "bP")]);
     play(&mut game, &["k2-k4"]);
     assert_eq!(
         moves_from(&game, "j4"),
@@ -450,7 +468,7 @@ fn f7_no_castling_out_of_through_or_into_check() {
 
 #[test]
 fn f8_teams_promotion_on_the_eleventh_rank_to_q_r_b_n() {
-    let mut game = game_with(Mode::Teams, Seat::Red, &pieces_with_kings(&[("e10", "rP")]));
+    let mut game = with_kings(Mode::Teams, Seat::Red, &[("e10", "rP")]);
     assert_eq!(
         moves_from(&game, "e10"),
         sorted(&["e10-e11=Q", "e10-e11=R", "e10-e11=B", "e10-e11=N"])
@@ -466,12 +484,18 @@ fn f8_teams_promotion_on_the_eleventh_rank_to_q_r_b_n() {
 
 #[test]
 fn f8_ffa_promotion_on_the_middle_rank_to_a_one_point_queen() {
-    let mut game = game_with(
-        Mode::Ffa,
-        Seat::Red,
-        &pieces_with_kings(&[("e7", "rP"), ("d11", "bR")]),
-    );
+    let mut game = with_kings(Mode::Ffa, Seat::Red, &[("e7", "rP"), ("d11", "bR")]);
     assert_eq!(moves_from(&game, "e7"), vec!["e7-e8=D".to_owned()]);
+    let mut asked_queen = game.clone();
+    asked_queen.apply(act("e7-e8=Q")).unwrap();
+    assert_eq!(
+        asked_queen.position().piece_at(sq("e8")),
+        piece(Seat::Red, Kind::OnePointQueen)
+    );
+    assert_eq!(
+        game.clone().apply(act("e7-e8=R")).unwrap_err().code(),
+        "illegal_move"
+    );
     play(&mut game, &["e7-e8"]);
     assert_eq!(
         game.position().piece_at(sq("e8")),
@@ -493,51 +517,35 @@ fn f8_ffa_promotion_on_the_middle_rank_to_a_one_point_queen() {
 
 #[test]
 fn f8_one_point_queen_is_worth_one_when_captured() {
-    let mut game = game_with(
-        Mode::Ffa,
-        Seat::Blue,
-        &pieces_with_kings(&[("e8", "rD"), ("d9", "bB")]),
-    );
+    let mut game = with_kings(Mode::Ffa, Seat::Blue, &[("e8", "rD"), ("d9", "bB")]);
     let applied = game.apply(act("d9-e8")).unwrap();
     assert_eq!(applied.report.unwrap().captures[0].points, 1);
 }
 
 #[test]
 fn f9_a_pinned_piece_stays_on_its_line() {
-    let pinned_knight = game_with(
-        Mode::Teams,
-        Seat::Red,
-        &pieces_with_kings(&[("h3", "rN"), ("h10", "gR")]),
-    );
+    let pinned_knight = with_kings(Mode::Teams, Seat::Red, &[("h3", "rN"), ("h10", "gR")]);
     assert!(
         moves_from(&pinned_knight, "h3").is_empty(),
         "a knight cannot stay on the line"
     );
-    let shielded = game_with(
+    let shielded = with_kings(
         Mode::Teams,
         Seat::Red,
-        &pieces_with_kings(&[("h3", "rN"), ("h10", "gR"), ("h5", "rR")]),
+        &[("h3", "rN"), ("h10", "gR"), ("h5", "rR")],
     );
     assert_eq!(
         moves_from(&shielded, "h3").len(),
         8,
         "the rook on h5 shields it"
     );
-    let partner = game_with(
-        Mode::Teams,
-        Seat::Red,
-        &pieces_with_kings(&[("h3", "rN"), ("h10", "yR")]),
-    );
+    let partner = with_kings(Mode::Teams, Seat::Red, &[("h3", "rN"), ("h10", "yR")]);
     assert_eq!(
         moves_from(&partner, "h3").len(),
         8,
         "the partner's rook pins nothing"
     );
-    let pinned = game_with(
-        Mode::Teams,
-        Seat::Red,
-        &pieces_with_kings(&[("h3", "rR"), ("h10", "gR")]),
-    );
+    let pinned = with_kings(Mode::Teams, Seat::Red, &[("h3", "rR"), ("h10", "gR")]);
     assert_eq!(
         moves_from(&pinned, "h3"),
         sorted(&[
@@ -635,11 +643,7 @@ fn f11_the_partner_may_save_the_king_first() {
 #[test]
 fn f12_an_earlier_opponent_captures_the_king_and_wins() {
     // Blue's king stands attacked by Red's knight; Yellow and Green move; Red, before Blue, takes it.
-    let mut game = game_with(
-        Mode::Teams,
-        Seat::Yellow,
-        &pieces_with_kings(&[("c6", "rN")]),
-    );
+    let mut game = with_kings(Mode::Teams, Seat::Yellow, &[("c6", "rN")]);
     play(&mut game, &["g14-g13", "n8-n9"]);
     assert!(game.outcome().is_none());
     let applied = game.apply(act("c6-a7")).unwrap();
@@ -657,7 +661,7 @@ fn f12_an_earlier_opponent_captures_the_king_and_wins() {
 
 #[test]
 fn f12_king_capture_works_from_the_first_move_too() {
-    let mut direct = game_with(Mode::Teams, Seat::Red, &pieces_with_kings(&[("c6", "rN")]));
+    let mut direct = with_kings(Mode::Teams, Seat::Red, &[("c6", "rN")]);
     let applied = direct.apply(act("c6-a7")).unwrap();
     let outcome = applied.game_over.expect("king capture ends the game");
     assert_eq!(
@@ -710,11 +714,7 @@ fn f14_teams_resignation_loses_for_the_team_at_any_time() {
 
 #[test]
 fn f15_ffa_every_other_player_is_an_opponent() {
-    let game = game_with(
-        Mode::Ffa,
-        Seat::Red,
-        &pieces_with_kings(&[("d4", "rR"), ("d9", "yP")]),
-    );
+    let game = with_kings(Mode::Ffa, Seat::Red, &[("d4", "rR"), ("d9", "yP")]);
     assert!(moves_from(&game, "d4").contains(&"d4-d9".to_owned()));
 }
 
@@ -753,7 +753,7 @@ fn f16_ffa_mate_is_immediate_scores_20_and_eliminates() {
 
 #[test]
 fn f17_ffa_king_capture_scores_20_and_must_be_legal() {
-    let mut game = game_with(Mode::Ffa, Seat::Blue, &pieces_with_kings(&[("g5", "bR")]));
+    let mut game = with_kings(Mode::Ffa, Seat::Blue, &[("g5", "bR")]);
     let applied = game.apply(act("g5-g14")).unwrap();
     assert_eq!(applied.report.as_ref().unwrap().points, 20);
     assert!(game.is_out(Seat::Yellow));
@@ -776,10 +776,10 @@ fn f17_ffa_king_capture_scores_20_and_must_be_legal() {
 
 #[test]
 fn f18_grey_pieces_never_move_never_attack_block_and_are_free_to_take() {
-    let mut game = game_with(
+    let mut game = with_kings(
         Mode::Ffa,
         Seat::Red,
-        &pieces_with_kings(&[("h3", "dQ"), ("d4", "rR"), ("d9", "dR"), ("d12", "bR")]),
+        &[("h3", "dQ"), ("d4", "rR"), ("d9", "dR"), ("d12", "bR")],
     );
     assert!(
         moves_from(&game, "h1").contains(&"h1-h2".to_owned()),
@@ -806,11 +806,7 @@ fn f19_capture_points_follow_the_table() {
         ("bD", 1),
         ("dN", 0),
     ] {
-        let mut game = game_with(
-            Mode::Ffa,
-            Seat::Red,
-            &pieces_with_kings(&[("d4", "rR"), ("d9", token)]),
-        );
+        let mut game = with_kings(Mode::Ffa, Seat::Red, &[("d4", "rR"), ("d9", token)]);
         let applied = game.apply(act("d4-d9")).unwrap();
         assert_eq!(applied.report.unwrap().points, points, "{token}");
     }
@@ -908,15 +904,7 @@ fn f21_ffa_resignation_is_out_without_points() {
 #[test]
 fn f22_ffa_ends_with_three_out_or_a_21_point_lead() {
     // Blue and Green out; Red 30, Yellow 10: a pawn capture makes the gap 21.
-    let fen = "R-0,1,0,1-0,0,0,0-0,0,0,0-30,0,10,0-0-x,x,x,3,yK,4,x,x,x/x,x,x,8,x,x,x/x,x,x,8,x,x,x/14/14/14/dK,13/14/6,yP,7/6,rR,7/14/x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,4,rK,3,x,x,x";
-    let mut game = Game::from_fen4(
-        Options {
-            mode: Mode::Ffa,
-            ..Options::default()
-        },
-        fen,
-    )
-    .unwrap();
+    let mut game = ffa_from_fen4(TWO_LEFT);
     assert!(game.outcome().is_none());
     let applied = game.apply(act("g5-g6")).unwrap();
     let outcome = applied.game_over.expect("21 ahead with two left");
@@ -927,14 +915,7 @@ fn f22_ffa_ends_with_three_out_or_a_21_point_lead() {
         "shared places by points"
     );
     // Three out.
-    let mut three = Game::from_fen4(
-        Options {
-            mode: Mode::Ffa,
-            ..Options::default()
-        },
-        fen,
-    )
-    .unwrap();
+    let mut three = ffa_from_fen4(TWO_LEFT);
     play(&mut three, &["h1-h2"]);
     let applied = three.apply(Action::Resign { seat: Seat::Yellow }).unwrap();
     assert_eq!(
@@ -1019,15 +1000,7 @@ fn f24_fifty_moves_each_with_the_players_still_moving() {
     play(&mut reset, &["h2-h3", "a10-c9"]);
     assert!(reset.outcome().is_none());
     // Three players still moving (FFA, Blue out): 150 plies; F.25 gives +10 to the three.
-    let fen = "R-0,1,0,0-0,0,0,0-0,0,0,0-3,4,5,6-148-x,x,x,3,yK,4,x,x,x/x,x,x,8,x,x,x/x,x,x,8,x,x,x/14/14/14/dK,12,gK/14/14/6,rN,7/14/x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,4,rK,3,x,x,x";
-    let mut ffa = Game::from_fen4(
-        Options {
-            mode: Mode::Ffa,
-            ..Options::default()
-        },
-        fen,
-    )
-    .unwrap();
+    let mut ffa = ffa_from_fen4(THREE_LEFT);
     play(&mut ffa, &["g5-f7"]);
     let applied = ffa.apply(act("g14-g13")).unwrap();
     let outcome = applied.game_over.unwrap();
@@ -1037,15 +1010,7 @@ fn f24_fifty_moves_each_with_the_players_still_moving() {
 
 #[test]
 fn f25_ffa_draw_gives_ten_to_each_remaining_player() {
-    let fen = "R-0,1,0,0-0,0,0,0-0,0,0,0-3,4,5,6-148-x,x,x,3,yK,4,x,x,x/x,x,x,8,x,x,x/x,x,x,8,x,x,x/14/14/14/dK,12,gK/14/14/6,rN,7/14/x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,4,rK,3,x,x,x";
-    let mut game = Game::from_fen4(
-        Options {
-            mode: Mode::Ffa,
-            ..Options::default()
-        },
-        fen,
-    )
-    .unwrap();
+    let mut game = ffa_from_fen4(THREE_LEFT);
     play(&mut game, &["g5-f7", "g14-g13"]);
     let outcome = game.outcome().unwrap();
     assert_eq!(
@@ -1074,11 +1039,7 @@ fn f26_move_limit_ends_teams_in_a_draw_and_ffa_by_points() {
         move_limit: Some(1),
         ..Options::default()
     };
-    let mut game = game_with(
-        Mode::Ffa,
-        Seat::Red,
-        &pieces_with_kings(&[("d4", "rR"), ("d9", "bN")]),
-    );
+    let mut game = with_kings(Mode::Ffa, Seat::Red, &[("d4", "rR"), ("d9", "bN")]);
     game = Game::from_fen4(ffa, &game.fen4()).unwrap();
     play(&mut game, &["d4-d9"]);
     let outcome = game.outcome().unwrap();
@@ -1154,6 +1115,12 @@ fn options_defaults_wire_names_and_validation_lists_every_problem() {
 fn illegal_actions_change_nothing_and_say_why() {
     let mut game = Game::new(Options::default(), Seat::Red).unwrap();
     let before = game.clone();
+    let err = game.apply_for(Seat::Blue, act("b7-c7")).unwrap_err();
+    assert_eq!(err.code(), "not_your_turn");
+    let err = game
+        .apply_for(Seat::Blue, Action::Resign { seat: Seat::Red })
+        .unwrap_err();
+    assert_eq!(err.code(), "not_your_seat", "only one's own resignation");
     assert_eq!(game.apply(act("h2-h5")).unwrap_err().code(), "illegal_move");
     assert_eq!(
         game.apply(act("b7-c7")).unwrap_err().code(),

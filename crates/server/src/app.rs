@@ -46,6 +46,7 @@ pub fn router(state: AppState) -> Router {
 pub struct Application {
     listener: TcpListener,
     addr: SocketAddr,
+    public_url: String,
     router: Router,
 }
 
@@ -58,6 +59,7 @@ impl Application {
         } else {
             config.server.public_url.trim_end_matches('/').to_owned()
         };
+        let public_url = base_url.clone();
         let state = AppState {
             room_config: Arc::new(config.room_config()),
             config: Arc::new(config),
@@ -68,12 +70,18 @@ impl Application {
         Ok(Application {
             listener,
             addr,
+            public_url,
             router: router(state),
         })
     }
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The URL people open (the configured public URL, or the bound address).
+    pub fn public_url(&self) -> &str {
+        &self.public_url
     }
 
     pub async fn run(self) -> std::io::Result<()> {

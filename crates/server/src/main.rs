@@ -52,7 +52,11 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let app = server::Application::build(config).await?;
-        println!("fourkings listening: open http://{}/", app.addr());
+        println!(
+            "fourkings listening on {}: open {}/",
+            app.addr(),
+            app.public_url()
+        );
         app.run().await?;
         Ok(())
     })

@@ -44,8 +44,12 @@ pub async fn upgrade(
     // The transport limit is generous; the protocol limit (max_frame_bytes) is checked per frame
     // below so that the client gets a proper 1009 close instead of a torn connection.
     let transport_limit = state.config.limits.max_frame_bytes.max(1024) * 16;
+    // Small buffers: tens of thousands of mostly idle connections must stay cheap (tungstenite's
+    // defaults are 128 KiB each way). A zero write buffer writes each frame at once.
     ws.max_message_size(transport_limit)
         .max_frame_size(transport_limit)
+        .read_buffer_size(4096)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| Connection::new(state).run(socket))
 }
 

@@ -18,8 +18,8 @@ use super::state::{ElimCause, Elimination, MoveReport, State};
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Move a piece; castling is the king's two-square move, en passant the pawn's diagonal move.
-    /// `promotion` is required when a Teams pawn promotes (Q, R, B or N); in FFA it may be omitted or
-    /// `one_point_queen`.
+    /// `promotion` is required when a Teams pawn promotes (Q, R, B or N); in FFA it may be omitted, and
+    /// `queen` or `one_point_queen` both mean the one-point queen.
     Move {
         from: super::geometry::Square,
         to: super::geometry::Square,
@@ -59,6 +59,8 @@ pub enum IllegalAction {
     PromotionRequired(MoveText),
     #[error("{0} is out of the game")]
     SeatOut(Seat),
+    #[error("{seat} may not resign for {other}")]
+    NotYourSeat { seat: Seat, other: Seat },
 }
 
 impl IllegalAction {
@@ -70,6 +72,7 @@ impl IllegalAction {
             IllegalAction::IllegalMove(_) => "illegal_move",
             IllegalAction::PromotionRequired(_) => "promotion_required",
             IllegalAction::SeatOut(_) => "seat_out",
+            IllegalAction::NotYourSeat { .. } => "not_your_seat",
         }
     }
 }
@@ -222,7 +225,25 @@ impl Game {
         self.legal_moves().into_iter().map(Action::from).collect()
     }
 
-    /// Applies an action; an illegal one changes nothing.
+    /// Applies an action sent by `seat`: a move is refused unless `seat` is to act; a resignation must
+    /// be `seat`'s own. Use this where actions come from players; [`Game::apply`] trusts the caller.
+    pub fn apply_for(&mut self, seat: Seat, action: Action) -> Result<Applied, IllegalAction> {
+        if self.outcome.is_some() {
+            return Err(IllegalAction::GameOver);
+        }
+        let to_act = self.state.pos.to_move();
+        match action {
+            Action::Move { .. } if seat != to_act => {
+                Err(IllegalAction::NotYourTurn { seat, to_act })
+            }
+            Action::Resign { seat: other } if other != seat => {
+                Err(IllegalAction::NotYourSeat { seat, other })
+            }
+            _ => self.apply(action),
+        }
+    }
+
+    /// Applies an action (a move is the seat to act's); an illegal one changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<Applied, IllegalAction> {
         if self.outcome.is_some() {
             return Err(IllegalAction::GameOver);
@@ -262,7 +283,12 @@ impl Game {
         if candidates.is_empty() {
             return Err(IllegalAction::IllegalMove(text));
         }
-        match text.promotion {
+        // F.8 FFA: the only promotion is the one-point queen; a plain "queen" means it.
+        let promotion = match (self.options.mode, text.promotion) {
+            (Mode::Ffa, Some(Kind::Queen)) => Some(Kind::OnePointQueen),
+            (_, asked) => asked,
+        };
+        match promotion {
             Some(kind) => candidates
                 .into_iter()
                 .find(|m| m.promotion() == Some(kind))

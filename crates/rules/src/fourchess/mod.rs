@@ -2,8 +2,22 @@
 //!
 //! Layers, fast to slow: [`Position`] (placement, rights, en-passant entries, copy-make) with the legal
 //! move generator and [`perft`]; the rules of a move (points, mates, eliminations); and [`Game`] (history,
-//! draws, limits, resignation, the `Action`/`Applied` API). FEN4 and PGN4 read and write chess.com's
-//! formats.
+//! draws, limits, resignation, the [`Action`]/[`Applied`] API the room server drives). FEN4 and PGN4 read
+//! and write chess.com's formats.
+//!
+//! ```
+//! use rules::Seat;
+//! use rules::fourchess::{Action, Game, Mode, MoveText, Options, export_pgn4, import_pgn4};
+//!
+//! let options = Options { mode: Mode::Ffa, ..Options::default() };
+//! let mut game = Game::new(options.clone(), Seat::Red).unwrap();
+//! let m: MoveText = "h2-h3".parse().unwrap();
+//! let applied = game.apply_for(Seat::Red, Action::from(m)).unwrap();
+//! assert_eq!(applied.to_act, Some(Seat::Blue));
+//! assert_eq!(game.legal_actions().len(), 20);
+//! let pgn = export_pgn4(&game);
+//! assert_eq!(import_pgn4(&pgn, options).unwrap(), game);
+//! ```
 
 mod attacks;
 mod bits;

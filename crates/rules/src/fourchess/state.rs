@@ -93,10 +93,9 @@ impl State {
                 .into_iter()
                 .find(|s| state.pos.kings[s.index()] == 0)
             {
-                state.end = Some(EndReason::KingCaptured {
-                    by: seat.next(),
-                    king_of: seat,
-                });
+                // Who took it is not in the position: say the last mover (the seat before the one to move).
+                let by = Seat::from_index(state.pos.to_move.index() + 3);
+                state.end = Some(EndReason::KingCaptured { by, king_of: seat });
             }
         } else {
             state.ffa_end_check();

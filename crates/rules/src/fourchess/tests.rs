@@ -192,3 +192,71 @@ fn perft_fast_teams_path_matches_the_rules_path() {
         }
     }
 }
+
+/// Perft with the brute-force generator at every node and the full rules of a move.
+fn naive_perft(state: &State, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if state.end.is_some() {
+        return 0;
+    }
+    naive_legal_moves(&state.pos)
+        .into_iter()
+        .map(|m| {
+            let mut child = state.clone();
+            child.play(m);
+            naive_perft(&child, depth - 1)
+        })
+        .sum()
+}
+
+#[test]
+fn f6_f7_f8_perft_agrees_with_brute_force_on_positions_from_random_games() {
+    let mut checked = 0;
+    for mode in [Mode::Teams, Mode::Ffa] {
+        for seed in 1..=6u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xABCD);
+            let options = Options {
+                mode,
+                ..Options::default()
+            };
+            let setup = Setup::from_pieces(mode, Seat::Red, PROMOTION_RACE).unwrap();
+            let mut game = if seed % 2 == 0 {
+                Game::new(options, Seat::from_index(seed as usize)).unwrap()
+            } else {
+                Game::from_setup(options, setup).unwrap()
+            };
+            for ply in 0..60 {
+                let moves = game.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                if ply % 20 == 19 {
+                    let setup = parse_fen4(&game.fen4(), mode).unwrap();
+                    let (state, _) = State::new(&setup);
+                    assert_eq!(
+                        super::perft(&setup, 3),
+                        naive_perft(&state, 3),
+                        "{}",
+                        game.fen4()
+                    );
+                    checked += 1;
+                }
+                game.apply(Action::from(moves[rng.below(moves.len())]))
+                    .unwrap();
+            }
+        }
+    }
+    assert!(checked >= 18, "{checked}");
+}
+
+#[test]
+fn f7_castling_position_perft_agrees_with_brute_force_in_both_modes() {
+    let castling = "R-0,0,0,0-1,1,1,1-1,1,1,1-0,0,0,0-0-x,x,x,yR,2,yK,3,yR,x,x,x/x,x,x,yP,yP,yP,yP,yP,yP,yP,yP,x,x,x/x,x,x,8,x,x,x/bR,bP,10,gP,gR/1,bP,10,gP,1/1,bP,10,gP,1/1,bP,10,gP,gK/bK,bP,10,gP,1/1,bP,10,gP,1/1,bP,10,gP,1/bR,bP,10,gP,gR/x,x,x,8,x,x,x/x,x,x,rP,rP,rP,rP,rP,rP,rP,rP,x,x,x/x,x,x,rR,3,rK,2,rR,x,x,x";
+    for mode in [Mode::Teams, Mode::Ffa] {
+        let setup = parse_fen4(castling, mode).unwrap();
+        let (state, _) = State::new(&setup);
+        assert_eq!(super::perft(&setup, 3), naive_perft(&state, 3), "{mode:?}");
+    }
+}

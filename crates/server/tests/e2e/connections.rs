@@ -272,3 +272,74 @@ async fn spectators_watch_without_a_seat() {
     let refused = late.until(|m| m["t"] == "error").await;
     assert_eq!(refused["code"], "spectator");
 }
+
+#[tokio::test]
+async fn only_allowed_origins_may_open_a_websocket() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut config = test_config();
+    config.server.allowed_origins = vec!["https://fourkings.example".into()];
+    let addr = start(config).await;
+    let with_origin = |origin: &str| {
+        let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("Origin", origin.parse().unwrap());
+        request
+    };
+    let refused = tokio_tungstenite::connect_async(with_origin("https://evil.example")).await;
+    match refused {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status(), 403)
+        }
+        other => panic!("expected a 403, got {:?}", other.map(|_| ())),
+    }
+    let (mut ws, _) = tokio_tungstenite::connect_async(with_origin("https://fourkings.example"))
+        .await
+        .expect("an allowed origin upgrades");
+    use futures_util::{SinkExt, StreamExt};
+    ws.send(tokio_tungstenite::tungstenite::Message::Text(
+        json!({"t": "ping", "n": 1}).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let pong = ws.next().await.unwrap().unwrap();
+    assert!(pong.to_text().unwrap().contains("pong"));
+    // Clients that send no Origin (not browsers) are not subject to the list.
+    Client::connect(addr).await;
+}
+
+#[tokio::test]
+async fn a_dead_connection_is_swept_and_its_seat_becomes_away() {
+    let mut config = test_config();
+    config.timers.ping_interval_ms = 50;
+    config.timers.idle_timeout_ms = 200;
+    let addr = start(config).await;
+    let (room, _) = create_room(addr, json!({"game": "fourchess"})).await;
+    let (_, token) = join_seat(addr, &room, "Ann").await;
+    let mut watcher = Client::connect(addr).await;
+    watcher.join(&room, None, None).await;
+    // This client joins, then goes silent: it never reads, so it never answers the server's pings.
+    let mut silent = Client::connect(addr).await;
+    silent.join(&room, Some(&token), None).await;
+    let gone = watcher
+        .until(|m| is_event(m, "connection") && m["event"]["connected"] == false)
+        .await;
+    assert_eq!(gone["event"]["seat"], "red");
+    // The server ended the connection: reading it now yields the queued pings and then its end
+    // (the close frame 4002, or a broken pipe when the client answers a ping after the close).
+    let mut code = None;
+    let ended = tokio::time::timeout(WAIT, async {
+        while let Some(msg) = futures_util::StreamExt::next(&mut silent.ws).await {
+            match msg {
+                Ok(tokio_tungstenite::tungstenite::Message::Close(frame)) => {
+                    code = frame.map(|f| u16::from(f.code));
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok());
+    assert!(code.is_none() || code == Some(4002), "{code:?}");
+}
