@@ -388,6 +388,9 @@ test('four-player chess, teams: highlighted legal moves and the promotion choice
 
 test('how-to-play pages exist for both games in every language', async () => {
   const page = await newPlayer(browser);
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('#create-form');
+  await page.screenshot({ path: path.join(SHOTS, 'lobby.png') });
   for (const [lang, chaturaji, fourchess] of [
     ['en', 'Chaturaji: rules and how to play', 'Four-player chess: rules and how to play'],
     ['sw', 'Chaturaji: kanuni na jinsi ya kucheza', 'Chesi ya wachezaji wanne: kanuni na jinsi ya kucheza'],
