@@ -124,10 +124,8 @@ pub enum ErrorCode {
     SeatTaken,
     /// The server is at its room limit.
     TooManyRooms,
-    /// The room is shutting down or overloaded; retry.
+    /// The room is shutting down, or could not record the action; retry.
     Unavailable,
-    /// Not found (REST).
-    NotFound,
 }
 
 impl ErrorCode {
@@ -150,7 +148,6 @@ impl ErrorCode {
             ErrorCode::SeatTaken => "seat_taken",
             ErrorCode::TooManyRooms => "too_many_rooms",
             ErrorCode::Unavailable => "unavailable",
-            ErrorCode::NotFound => "not_found",
         }
     }
 }

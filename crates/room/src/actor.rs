@@ -52,6 +52,7 @@ pub fn spawn(
         next_conn: 1,
         game_no: 0,
         game: None,
+        empty_since: Some(Instant::now()),
     };
     tokio::spawn(room.run(rx));
     RoomHandle { id, tx }
@@ -98,6 +99,8 @@ struct Room {
     next_conn: u64,
     game_no: u32,
     game: Option<Running>,
+    /// Since when no connection watches the room (it closes after `idle_close`).
+    empty_since: Option<Instant>,
 }
 
 fn unix_ms(at: Instant) -> u64 {
@@ -121,7 +124,12 @@ impl Room {
                     Some(cmd) => self.handle(cmd),
                     None => break,
                 },
-                _ = sleep_until_opt(wake) => self.on_timer(),
+                _ = sleep_until_opt(wake) => {
+                    if self.idle_expired() {
+                        break;
+                    }
+                    self.on_timer();
+                }
             }
         }
         tracing::debug!(room = %self.id, "room closed");
@@ -424,6 +432,7 @@ impl Room {
             seat,
             tx: outbox,
         });
+        self.empty_since = None;
         let _ = reply.send(Ok(Connected { conn, seat }));
         if !ok {
             self.drop_conns(vec![conn]);
@@ -446,6 +455,9 @@ impl Room {
                 continue;
             };
             let sub = self.subs.swap_remove(i);
+            if self.subs.is_empty() {
+                self.empty_since = Some(Instant::now());
+            }
             let Some(seat) = sub.seat else { continue };
             let Some(human) = self.seats[seat.index()].human_mut() else {
                 continue;
@@ -709,9 +721,17 @@ impl Room {
 
     // ---------------------------------------------------------------- timers
 
+    fn idle_expired(&self) -> bool {
+        self.empty_since
+            .is_some_and(|since| since + self.config.idle_close <= Instant::now())
+    }
+
     fn next_wake(&self) -> Option<Instant> {
         let mut wake: Option<Instant> = None;
         let mut consider = |t: Instant| wake = Some(wake.map_or(t, |w| w.min(t)));
+        if let Some(since) = self.empty_since {
+            consider(since + self.config.idle_close);
+        }
         if let Some(g) = &self.game {
             if !g.over && !g.timed_out {
                 if let Some((at, _)) = g.deadline {
@@ -791,19 +811,13 @@ impl Room {
                 .human_mut()
                 .is_some_and(|h| h.conns > 0)
             {
-                for conn in self.view_frames(seat, v) {
-                    slow.push(conn);
-                }
+                slow.extend(self.view_frames_to(seat, v, None));
             }
         }
         slow
     }
 
     /// Send the seat's view to its connections (or only to `only`); returns the ones that overflowed.
-    fn view_frames(&self, seat: Seat, v: u64) -> Vec<u64> {
-        self.view_frames_to(seat, v, None)
-    }
-
     fn view_frames_to(&self, seat: Seat, v: u64, only: Option<u64>) -> Vec<u64> {
         let Some(g) = self.game.as_ref().filter(|g| !g.over) else {
             return Vec::new();

@@ -39,6 +39,9 @@ pub struct RoomConfig {
     pub commands: usize,
     /// Acknowledged ack ids remembered per seat (for re-acking resent actions).
     pub acks_kept: usize,
+    /// A room nobody has been connected to for this long closes (its memory is freed; the
+    /// in-memory game is lost until persistence exists).
+    pub idle_close: Duration,
 }
 
 impl Default for RoomConfig {
@@ -51,6 +54,7 @@ impl Default for RoomConfig {
             outbox: 256,
             commands: 64,
             acks_kept: 64,
+            idle_close: Duration::from_secs(3600),
         }
     }
 }

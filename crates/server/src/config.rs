@@ -52,6 +52,7 @@ pub struct TimersSection {
 pub struct RoomsSection {
     pub history: usize,
     pub acks_kept: usize,
+    pub idle_close_ms: u64,
 }
 
 impl Config {
@@ -83,6 +84,7 @@ impl Config {
             outbox: self.limits.outbox_frames,
             commands: 64,
             acks_kept: self.rooms.acks_kept,
+            idle_close: Duration::from_millis(self.rooms.idle_close_ms),
         }
     }
 }

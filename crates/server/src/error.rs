@@ -27,7 +27,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         BadJson | UnknownType | BadMessage | BadOptions => StatusCode::BAD_REQUEST,
         BadToken => StatusCode::FORBIDDEN,
-        UnknownRoom | NotFound => StatusCode::NOT_FOUND,
+        UnknownRoom => StatusCode::NOT_FOUND,
         RoomFull | SeatTaken | GameRunning | GameOver | NoGame | NotYourTurn | IllegalAction
         | NotJoined | Spectator => StatusCode::CONFLICT,
         TooManyRooms | Unavailable => StatusCode::SERVICE_UNAVAILABLE,

@@ -13,7 +13,13 @@ pub struct Registry {
 
 impl Registry {
     pub fn get(&self, id: &str) -> Option<RoomHandle> {
-        self.rooms.lock().expect("registry lock").get(id).cloned()
+        // A room whose actor stopped (idle) is gone.
+        self.rooms
+            .lock()
+            .expect("registry lock")
+            .get(id)
+            .filter(|h| h.is_open())
+            .cloned()
     }
 
     /// Insert under a fresh id unless the server holds `max` rooms already.
@@ -39,15 +45,15 @@ impl Registry {
     }
 
     pub fn all(&self) -> Vec<RoomHandle> {
-        self.rooms
-            .lock()
-            .expect("registry lock")
-            .values()
-            .cloned()
-            .collect()
+        let mut rooms = self.rooms.lock().expect("registry lock");
+        rooms.retain(|_, h| h.is_open());
+        rooms.values().cloned().collect()
     }
 
+    /// Open rooms (closed ones are forgotten on the way).
     pub fn len(&self) -> usize {
-        self.rooms.lock().expect("registry lock").len()
+        let mut rooms = self.rooms.lock().expect("registry lock");
+        rooms.retain(|_, h| h.is_open());
+        rooms.len()
     }
 }

@@ -232,3 +232,38 @@ async fn openapi_document_lists_every_route() {
     }
     assert!(doc["components"]["schemas"]["CreateRoom"].is_object());
 }
+
+#[tokio::test]
+async fn the_room_limit_is_enforced() {
+    let mut config = test_config();
+    config.server.max_rooms = 1;
+    let addr = start(config).await;
+    create_room(addr, json!({"game": "chaturaji"})).await;
+    let (status, body) = post(addr, "/rooms", None, json!({"game": "chaturaji"})).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (503, &json!("too_many_rooms"))
+    );
+}
+
+#[tokio::test]
+async fn a_room_nobody_watches_closes_after_the_idle_time() {
+    let mut config = test_config();
+    config.rooms.idle_close_ms = 150;
+    let addr = start(config).await;
+    let (kept, _) = create_room(addr, json!({"game": "chaturaji"})).await;
+    let (idle, _) = create_room(addr, json!({"game": "chaturaji"})).await;
+    // A watcher keeps `kept` open.
+    let mut watcher = Client::connect(addr).await;
+    watcher.join(&kept, None, None).await;
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let (status, body) = http(addr, "GET", &format!("/rooms/{idle}"), None, None).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (404, &json!("unknown_room"))
+    );
+    let (status, _) = http(addr, "GET", &format!("/rooms/{kept}"), None, None).await;
+    assert_eq!(status, 200);
+    let (_, health) = http(addr, "GET", "/healthz", None, None).await;
+    assert_eq!(health["rooms"], 1);
+}
