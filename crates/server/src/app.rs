@@ -38,6 +38,7 @@ pub fn router(state: AppState) -> Router {
         .route("/rooms/{id}/start", post(rest::start))
         .route("/rooms/{id}/rematch", post(rest::rematch))
         .route("/ws", get(ws::upgrade))
+        .fallback(crate::web::serve)
         .with_state(state)
 }
 

@@ -9,6 +9,7 @@ mod error;
 mod openapi;
 mod registry;
 mod rest;
+pub mod web;
 mod ws;
 
 pub use app::Application;

@@ -1,0 +1,79 @@
+// Shared pieces of the browser suite: start the real fourkings server on a free port, launch
+// Debian's chromium through playwright-core, and stop both afterwards.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SHOTS = path.join(ROOT, 'docs/screenshots');
+
+/** The server binary: $SERVER_BIN, else `cargo build --release` of the workspace's binary.
+ * (Not a FOURKINGS_* name: the server reads every FOURKINGS_* variable as configuration.) */
+function serverBinary() {
+  if (process.env.SERVER_BIN) return process.env.SERVER_BIN;
+  const built = spawnSync('cargo', ['build', '--release', '-p', 'fourkings', '--bin', 'fourkings'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('cargo build --release -p fourkings failed');
+  return path.join(process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target'), 'release/fourkings');
+}
+
+/** Start the server on 127.0.0.1:0 and wait for its "listening" line. Resolves to {url, stop}. */
+export async function startServer(extraEnv = {}) {
+  // Against a server that is already running (a deployment, or one started by hand).
+  if (process.env.SERVER_URL) return { url: process.env.SERVER_URL.replace(/\/$/, ''), log: () => '', stop: async () => {} };
+  const bin = serverBinary();
+  const child = spawn(bin, [], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      FOURKINGS_SERVER__LISTEN: '127.0.0.1:0',
+      FOURKINGS_TIMERS__CPU_DELAY_MS: '30',
+      RUST_LOG: process.env.RUST_LOG || 'warn',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d; });
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30000);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      // "fourkings listening on 127.0.0.1:PORT: open …" (older builds: "listening: open http://ADDR/").
+      const m = out.match(/listening on ([0-9.]+:\d+)/) || out.match(/http:\/\/([0-9.]+:\d+)\//);
+      if (m) { clearTimeout(timer); resolve(`http://${m[1]}`); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${log}`)); });
+  });
+  return {
+    url,
+    log: () => log,
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill('SIGINT');
+      setTimeout(() => child.kill('SIGKILL'), 3000);
+    }),
+  };
+}
+
+export async function launchBrowser() {
+  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+  if (!existsSync(executablePath)) throw new Error(`${executablePath} is missing: run tests/browser/setup.sh`);
+  mkdirSync(SHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** A new player: its own context (own local storage = own device), English, a desktop window. */
+export async function newPlayer(browser, { locale = 'en-US', viewport = { width: 1280, height: 900 } } = {}) {
+  const context = await browser.newContext({ locale, viewport });
+  const page = await context.newPage();
+  page.on('dialog', (d) => d.accept()); // "resign this game?"
+  page.on('pageerror', (e) => { page.errors = [...(page.errors || []), String(e)]; });
+  return page;
+}

@@ -1,0 +1,32 @@
+// Small shared helpers: HTML escaping, error codes and settings in words.
+import { t } from './i18n.js';
+
+export function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+}
+
+/** A server or REST error code in words (the server's English message as a tooltip). */
+export function errorText(code) {
+  const key = `error.${code}`;
+  const text = t(key);
+  return text === key ? t('error.unknown', { code }) : text;
+}
+
+export function settingsSummary(info) {
+  const parts = [t(`game.${info.game}`)];
+  for (const [k, v] of Object.entries(info.options || {})) {
+    parts.push(`${t(`opt.${k}`)}: ${optionValueText(v)}`);
+  }
+  parts.push(`${t('opt.turn_time')}: ${t(`turn_time.${info.turn_time}`)}`);
+  parts.push(info.rated ? t('opt.rated') : t('opt.unrated'));
+  return parts.join(' · ');
+}
+
+export function optionValueText(v) {
+  if (v === true) return t('value.on');
+  if (v === false) return t('value.off');
+  if (v === null) return t('value.none');
+  if (typeof v === 'string') return t(`value.${v}`);
+  return String(v);
+}
+
