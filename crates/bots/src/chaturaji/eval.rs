@@ -9,6 +9,7 @@
 //! class). A seat's *value* is its worth against the field: first place is what counts.
 
 use rules::Seat;
+use rules::chaturaji::tables::{BOAT, HORSE, KING, PAWN_CAPTURE, elephant};
 use rules::chaturaji::{DiceKind, DieClass, Game, Kind, Phase};
 
 /// Chance that one die shows each class (C.7): cube PK 2/6, S 1/6, H 1/6, E 2/6; long 1/4 each.
@@ -53,72 +54,6 @@ pub(crate) fn class_pairs(dice: DiceKind) -> Vec<([u8; 2], f32)> {
         }
     }
     pairs
-}
-
-const fn leaps(deltas: &[(i8, i8)]) -> [u64; 64] {
-    let mut table = [0u64; 64];
-    let mut sq = 0;
-    while sq < 64 {
-        let (f, r) = ((sq % 8) as i8, (sq / 8) as i8);
-        let mut i = 0;
-        while i < deltas.len() {
-            let (nf, nr) = (f + deltas[i].0, r + deltas[i].1);
-            if nf >= 0 && nf < 8 && nr >= 0 && nr < 8 {
-                table[sq] |= 1u64 << (nr * 8 + nf);
-            }
-            i += 1;
-        }
-        sq += 1;
-    }
-    table
-}
-
-const KING: [u64; 64] = leaps(&[
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-]);
-const HORSE: [u64; 64] = leaps(&[
-    (1, 2),
-    (2, 1),
-    (-1, 2),
-    (-2, 1),
-    (1, -2),
-    (2, -1),
-    (-1, -2),
-    (-2, -1),
-]);
-const BOAT: [u64; 64] = leaps(&[(2, 2), (2, -2), (-2, 2), (-2, -2)]);
-/// Diagonal-forward capture squares of a pawn per seat (C.5: Red up, Blue right, Yellow down, Green
-/// left).
-const PAWN_CAPTURE: [[u64; 64]; 4] = [
-    leaps(&[(1, 1), (-1, 1)]),
-    leaps(&[(1, 1), (1, -1)]),
-    leaps(&[(1, -1), (-1, -1)]),
-    leaps(&[(-1, 1), (-1, -1)]),
-];
-
-fn elephant(sq: usize, occupied: u64) -> u64 {
-    let (f, r) = ((sq % 8) as i8, (sq / 8) as i8);
-    let mut out = 0;
-    for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-        let (mut nf, mut nr) = (f + df, r + dr);
-        while (0..8).contains(&nf) && (0..8).contains(&nr) {
-            let bit = 1u64 << (nr * 8 + nf);
-            out |= bit;
-            if occupied & bit != 0 {
-                break;
-            }
-            nf += df;
-            nr += dr;
-        }
-    }
-    out
 }
 
 fn bits(mut b: u64) -> impl Iterator<Item = usize> {

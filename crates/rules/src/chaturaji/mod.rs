@@ -72,7 +72,7 @@ pub mod piece;
 pub mod pipeline;
 pub mod position;
 pub mod square;
-mod tables;
+pub mod tables;
 
 pub use action::{Action, IllegalAction, Move, MoveList};
 pub use board::{Board, THRONES};

@@ -1,6 +1,7 @@
 //! Precomputed attack tables, built at compile time: one `u64` per square for the leapers (king, horse,
 //! boat), per seat for the pawn (its forward direction depends on the seat, C.5), and rays for the
-//! elephant (a rook) so sliding attacks need only a bit scan per direction.
+//! elephant (a rook) so sliding attacks need only a bit scan per direction. Public so that the CPU
+//! players' evaluation reads the same geometry instead of keeping a copy.
 
 const fn leaper(deltas: &[(i8, i8)]) -> [u64; 64] {
     let mut table = [0u64; 64];
@@ -23,7 +24,7 @@ const fn leaper(deltas: &[(i8, i8)]) -> [u64; 64] {
 }
 
 /// King: one step in any of 8 directions.
-pub(crate) const KING: [u64; 64] = leaper(&[
+pub const KING: [u64; 64] = leaper(&[
     (1, 0),
     (-1, 0),
     (0, 1),
@@ -35,7 +36,7 @@ pub(crate) const KING: [u64; 64] = leaper(&[
 ]);
 
 /// Horse: the knight's (1,2)/(2,1) leap.
-pub(crate) const HORSE: [u64; 64] = leaper(&[
+pub const HORSE: [u64; 64] = leaper(&[
     (1, 2),
     (2, 1),
     (-1, 2),
@@ -47,10 +48,10 @@ pub(crate) const HORSE: [u64; 64] = leaper(&[
 ]);
 
 /// Boat: exactly two squares diagonally, jumping the middle square.
-pub(crate) const BOAT: [u64; 64] = leaper(&[(2, 2), (2, -2), (-2, 2), (-2, -2)]);
+pub const BOAT: [u64; 64] = leaper(&[(2, 2), (2, -2), (-2, 2), (-2, -2)]);
 
 /// Pawn forward step per seat (Red up, Blue right, Yellow down, Green left).
-pub(crate) const PAWN_PUSH: [[u64; 64]; 4] = [
+pub const PAWN_PUSH: [[u64; 64]; 4] = [
     leaper(&[(0, 1)]),
     leaper(&[(1, 0)]),
     leaper(&[(0, -1)]),
@@ -58,7 +59,7 @@ pub(crate) const PAWN_PUSH: [[u64; 64]; 4] = [
 ];
 
 /// Pawn captures per seat: one square diagonally forward.
-pub(crate) const PAWN_CAPTURE: [[u64; 64]; 4] = [
+pub const PAWN_CAPTURE: [[u64; 64]; 4] = [
     leaper(&[(1, 1), (-1, 1)]),
     leaper(&[(1, 1), (1, -1)]),
     leaper(&[(1, -1), (-1, -1)]),
@@ -89,7 +90,7 @@ const WEST: [u64; 64] = ray(-1, 0);
 /// Elephant (rook) attacks from `sq` with `occupied` blocking: each ray stops at (and includes) its first
 /// occupied square.
 #[inline]
-pub(crate) fn elephant(sq: usize, occupied: u64) -> u64 {
+pub fn elephant(sq: usize, occupied: u64) -> u64 {
     // Rays that grow towards higher bit indices: the nearest blocker is the lowest set bit.
     let mut attacks = 0;
     for table in [&NORTH, &EAST] {
