@@ -11,6 +11,7 @@ pub mod game;
 mod handle;
 pub mod history;
 pub mod log;
+pub mod record;
 mod seats;
 
 pub use actor::spawn;
