@@ -9,6 +9,10 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("unsupported database URL `{0}` (expected sqlite:… or postgres://…)")]
     UnsupportedUrl(String),
+    #[error(
+        "cluster mode needs PostgreSQL (`postgres://…`), not `{0}`: one node's SQLite file cannot arbitrate between nodes"
+    )]
+    ClusterNeedsPostgres(String),
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
     #[error("stored JSON is invalid: {0}")]

@@ -18,6 +18,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cluster;
 mod error;
 mod model;
 mod rated;
