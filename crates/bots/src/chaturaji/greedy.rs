@@ -28,7 +28,10 @@ pub(crate) fn greedy_reply(game: &Game, meter: &mut Meter) -> Option<Game> {
     let firsts = first.as_slice();
     for (i, &m1) in firsts.iter().enumerate() {
         // Two dice of one class list every move twice; the positions after them are the same.
-        if firsts[..i].iter().any(|m| m.from == m1.from && m.to == m1.to) {
+        if firsts[..i]
+            .iter()
+            .any(|m| m.from == m1.from && m.to == m1.to)
+        {
             continue;
         }
         if meter.tick() {
@@ -50,9 +53,9 @@ pub(crate) fn greedy_reply(game: &Game, meter: &mut Meter) -> Option<Game> {
         let board = after.position().board();
         for &m2 in second.as_slice() {
             let scoring = board.piece_at(m2.to).is_some()
-                || board.piece_at(m2.from).is_some_and(|p| {
-                    p.kind == Kind::Boat || (thrones && p.kind == Kind::King)
-                });
+                || board
+                    .piece_at(m2.from)
+                    .is_some_and(|p| p.kind == Kind::Boat || (thrones && p.kind == Kind::King));
             if !scoring {
                 continue;
             }
@@ -100,10 +103,10 @@ fn finish_turn(game: &mut Game, seat: rules::Seat, meter: &mut Meter) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::NoClock;
     use crate::budget::{Budget, Meter};
     use crate::chaturaji::turns::turn_ends;
     use crate::rng::Rng;
-    use crate::NoClock;
     use rules::Seat;
     use rules::chaturaji::Options;
 
