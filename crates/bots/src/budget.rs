@@ -95,11 +95,6 @@ impl<'c> Meter<'c> {
         }
     }
 
-    /// Nodes left in the budget.
-    pub(crate) fn remaining(&self) -> u64 {
-        self.budget.max_nodes.saturating_sub(self.nodes)
-    }
-
     #[inline]
     pub(crate) fn out(&self) -> bool {
         self.out

@@ -77,32 +77,6 @@ fn pawn_distance(seat: Seat, sq: usize) -> i32 {
     }
 }
 
-/// Whether a piece of a live seat other than `seat` attacks `sq`, with `vacated` treated as empty (the
-/// square a moving piece leaves).
-pub(crate) fn attacked_by_rivals(game: &Game, seat: Seat, sq: usize, vacated: usize) -> bool {
-    let pos = game.position();
-    let board = pos.board();
-    let mut occupied = 0u64;
-    for s in Seat::ALL {
-        for kind in Kind::ALL {
-            occupied |= board.pieces(s, kind);
-        }
-    }
-    occupied &= !(1u64 << vacated);
-    let target = 1u64 << sq;
-    Seat::ALL
-        .into_iter()
-        .filter(|&t| t != seat && !pos.is_resigned(t))
-        .any(|t| {
-            board.pieces(t, Kind::King) & KING[sq] != 0
-                || board.pieces(t, Kind::Horse) & HORSE[sq] != 0
-                || board.pieces(t, Kind::Boat) & BOAT[sq] != 0
-                || board.pieces(t, Kind::Elephant) & elephant(sq, occupied) != 0
-                || bits(board.pieces(t, Kind::Pawn))
-                    .any(|p| PAWN_CAPTURE[t.index()][p] & target != 0)
-        })
-}
-
 /// Value given to having a king, on top of its 5 of material: it ranks above material (C.24) and its
 /// loss may hand someone a Chaturaji.
 const KING_ALIVE: f32 = 3.0;

@@ -3,12 +3,14 @@
 //! Chaturaji, boat triumph (through the search), waiting pawns and dice-weighted threats ([`eval`]).
 //!
 //! Levels: `easy` judges each end of its turn statically, with noise (it slips); `medium` adds the
-//! next seat's reply over all its throws; `hard` takes medium's best few turns and plays each out to the
-//! end of the game many times with seeded dice ([`rollout`]), keeping the turn that most often ends in
-//! first place.
+//! next seat's reply over all its throws (max-n: that seat plays for its own evaluation); `hard`
+//! forecasts the whole round that follows its turn, every opponent over all its throws, each throw
+//! answered the way a points-greedy player would ([`round`], [`greedy`]), on a narrowing beam of its
+//! best turns.
 
 mod eval;
-mod rollout;
+mod greedy;
+mod round;
 mod search;
 mod turns;
 
@@ -16,13 +18,11 @@ use crate::budget::{Budget, Clock, Meter};
 use crate::level::{Level, budget};
 use crate::rng::Rng;
 use crate::{BotError, Choice};
+use round::RoundSearch;
 use rules::Seat;
 use rules::chaturaji::{Action, Game, Phase};
 use search::{Beams, Search};
 use turns::{TurnEnd, turn_ends};
-
-/// Turns whose tree value is within this many points of the best go to the rollouts.
-const ROLLOUT_MARGIN: f32 = 1.0;
 
 /// How a level searches.
 #[derive(Debug, Clone, Copy)]
@@ -32,8 +32,10 @@ struct Profile {
     beams: Beams,
     /// Random noise added to each candidate's value: weaker levels make human-like slips.
     noise: f32,
-    /// After the tree, this many best turns are compared by rollouts to the end of the game (0: none).
-    rollouts: usize,
+    /// Instead of the max-n tree: forecast the opponents' turns as a points-greedy player's
+    /// ([`round`]). Entry `k` is how many of the best turns so far are searched `k + 1` opponent turns
+    /// deep (empty: no forecast).
+    forecast: &'static [usize],
 }
 
 fn profile(level: Level) -> Profile {
@@ -42,19 +44,19 @@ fn profile(level: Level) -> Profile {
             max_depth: 1,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.6,
-            rollouts: 0,
+            forecast: &[],
         },
         Level::Medium => Profile {
             max_depth: 2,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.05,
-            rollouts: 0,
+            forecast: &[],
         },
         _ => Profile {
             max_depth: 2,
             beams: Beams { root: 8, inner: 3 },
             noise: 0.01,
-            rollouts: 6,
+            forecast: &[usize::MAX, 16, 8],
         },
     }
 }
@@ -181,43 +183,54 @@ fn search_turn(
     // Depth 1: every end judged statically.
     let mut values: Vec<f32> = ends.iter().map(|e| eval::evaluate(&e.game)[me]).collect();
     let mut depth = 1;
-    let mut search = Search::new(game, meter, profile.beams);
-    for d in 2..=profile.max_depth {
-        // Search the most promising ends first; beyond depth 2 only a beam of them.
-        let mut order: Vec<usize> = (0..ends.len()).collect();
-        order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
-        if d > 2 {
-            order.truncate(profile.beams.root.max(1));
+    if profile.forecast.is_empty() {
+        let mut search = Search::new(game, meter, profile.beams);
+        for d in 2..=profile.max_depth {
+            // Beyond depth 2 only a beam of the most promising ends.
+            let beam = if d > 2 {
+                profile.beams.root
+            } else {
+                usize::MAX
+            };
+            let Some(next) = deepen(&ends, &values, beam, |g| {
+                search.between_turns(g, d - 1).map(|v| v[me])
+            }) else {
+                break;
+            };
+            values = next;
+            depth = d;
         }
-        let mut next = vec![f32::NEG_INFINITY; ends.len()];
-        let mut complete = true;
-        for &i in &order {
-            match search.between_turns(&ends[i].game, d - 1) {
-                Some(v) => next[i] = v[me],
-                None => {
-                    complete = false;
-                    break;
-                }
-            }
+    } else {
+        let mut search = RoundSearch::new(game, meter);
+        for (k, &beam) in (1..).zip(profile.forecast) {
+            let Some(next) = deepen(&ends, &values, beam, |g| search.expect(g, seat, k)) else {
+                break;
+            };
+            values = next;
+            depth = k + 1;
         }
-        if !complete {
-            break;
-        }
-        values = next;
-        depth = d;
     }
-    let mut order: Vec<usize> = (0..ends.len()).collect();
-    order.sort_by(|&a, &b| (values[b] + noise[b]).total_cmp(&(values[a] + noise[a])));
-    let mut best = order[0];
-    if profile.rollouts > 1 && !search.meter.out() && order.len() > 1 {
-        // Rollouts are noisy: they only arbitrate between turns the tree finds about equally good, so
-        // a clear tactical gain (a king, a triumph) is never traded for sampling luck.
-        let top = values[order[0]];
-        order.retain(|&i| values[i] >= top - ROLLOUT_MARGIN);
-        order.truncate(profile.rollouts);
-        let games: Vec<&Game> = order.iter().map(|&i| &ends[i].game).collect();
-        let (pick, _) = rollout::choose_by_rollouts(&games, seat, rng, search.meter);
-        best = order[pick];
-    }
+    let best = (0..ends.len())
+        .max_by(|&a, &b| (values[a] + noise[a]).total_cmp(&(values[b] + noise[b])))
+        .unwrap_or(0);
     (ends[best].actions.clone(), depth)
+}
+
+/// One iteration of the deepening: the `beam` ends best by `values` (the previous iteration) get a
+/// new value from `search`, the others none (minus infinity). `None` when the search ran out of budget
+/// before the iteration completed: the caller keeps the previous values.
+fn deepen(
+    ends: &[TurnEnd],
+    values: &[f32],
+    beam: usize,
+    mut search: impl FnMut(&Game) -> Option<f32>,
+) -> Option<Vec<f32>> {
+    let mut order: Vec<usize> = (0..ends.len()).collect();
+    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+    order.truncate(beam.max(1));
+    let mut next = vec![f32::NEG_INFINITY; ends.len()];
+    for i in order {
+        next[i] = search(&ends[i].game)?;
+    }
+    Some(next)
 }

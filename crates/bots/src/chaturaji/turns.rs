@@ -4,7 +4,7 @@
 
 use crate::budget::Meter;
 use rules::Seat;
-use rules::chaturaji::{Action, Event, Game, MoveList, Phase, Position};
+use rules::chaturaji::{Action, Applied, Event, Game, MoveList, Phase, Position};
 use std::collections::HashSet;
 
 /// One way to finish the turn.
@@ -32,6 +32,17 @@ pub(crate) fn turn_ends(game: &Game, seat: Seat, meter: &mut Meter) -> Vec<TurnE
     let mut path = Vec::with_capacity(3);
     explore(game, seat, &mut path, 0, 0, &mut seen, &mut ends, meter);
     ends
+}
+
+/// What one action brought `seat`: the points it scored and the pieces it captured (a points-greedy
+/// player's two criteria).
+pub(crate) fn gains(applied: &Applied, seat: Seat) -> (u16, u16) {
+    let points = applied.points_scored()[seat.index()];
+    let captures = applied
+        .iter()
+        .filter(|e| matches!(e, Event::Captured { by, .. } if *by == seat))
+        .count() as u16;
+    (points, captures)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -71,11 +82,7 @@ fn explore(
         let Ok(applied) = child.apply(action) else {
             continue;
         };
-        let gained = applied.points_scored()[seat.index()];
-        let took = applied
-            .iter()
-            .filter(|e| matches!(e, Event::Captured { by, .. } if *by == seat))
-            .count() as u16;
+        let (gained, took) = gains(&applied, seat);
         path.push(action);
         explore(
             &child,
