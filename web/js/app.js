@@ -11,7 +11,7 @@ import { esc, errorText, settingsSummary } from './util.js';
 import { throwsFromSeed } from './dice-verify.js';
 import { HostPanel } from './host.js';
 import { joinRoom, storedPlayer } from './player.js';
-import { changeForSeat, changeText, gameLink, leaderboardView, profileView, profileLink } from './ratings.js';
+import { changeForSeat, changeText, gameLink, leaderboardView, poolOf, profileView, profileLink } from './ratings.js';
 
 const app = document.getElementById('app');
 const banner = document.getElementById('banner');
@@ -667,8 +667,8 @@ class RoomPage {
   recordHtml() {
     const g = this.game;
     if (!g.record) return '';
-    return `<div class="record"><p><a id="record-link" href="${gameLink(g.record)}" target="_blank" rel="noopener">${esc(t('over.record'))}</a>
-      · <a href="/?leaderboard=${encodeURIComponent(poolOf(this.info.game, g.options))}">${esc(t('ratings.leaderboard'))}</a></p>
+    const board = g.ratings ? ` · <a id="pool-link" href="/?leaderboard=${encodeURIComponent(poolOf(this.info.game, g.options))}">${esc(t('ratings.leaderboard'))}</a>` : '';
+    return `<div class="record"><p><a id="record-link" href="${gameLink(g.record)}" target="_blank" rel="noopener">${esc(t('over.record'))}</a>${board}</p>
       <details id="verify-howto"><summary>${esc(t('over.verify_title'))}</summary>
         <p>${esc(t('over.verify_steps'))}</p><pre><code>fourkings verify record.json</code></pre></details></div>`;
   }
@@ -715,12 +715,6 @@ function onPromotionLine(options, seat, sq) {
   const rank = Number(sq.slice(1));
   if ((options.mode || 'teams') !== 'teams') return false;
   return (seat === 'red' && rank === 11) || (seat === 'blue' && file === 'k') || (seat === 'yellow' && rank === 4) || (seat === 'green' && file === 'd');
-}
-
-/** The rating pool of a game: Chaturaji, or four-player chess by its mode. */
-function poolOf(game, options) {
-  if (game === 'chaturaji') return 'chaturaji';
-  return (options && options.mode) === 'ffa' ? 'fourchess_ffa' : 'fourchess_teams';
 }
 
 function inviteLink(id) {

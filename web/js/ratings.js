@@ -8,6 +8,12 @@ import { storedPlayer } from './player.js';
 
 export const POOLS = ['chaturaji', 'fourchess_teams', 'fourchess_ffa'];
 
+/** The rating pool of a game: Chaturaji, or four-player chess by its mode. */
+export function poolOf(game, options) {
+  if (game === 'chaturaji') return 'chaturaji';
+  return (options && options.mode) === 'ffa' ? 'fourchess_ffa' : 'fourchess_teams';
+}
+
 /** The number people see: the server's `display` when it sends one, else the same formula as the
  * rating crate's `Rating::display`, round(1000 + 40·(mu − 3·sigma)). */
 export function ratingNumber(r) {
@@ -41,9 +47,15 @@ export function gameLink(id) {
   return `/games/${encodeURIComponent(id)}`;
 }
 
-function unavailable(e) {
-  // No route at all (this server keeps no ratings) versus the server's own refusal.
-  return e.fromServer ? `${t('ratings.error')} (${e.message})` : t('ratings.unavailable');
+/** Why rating data could not be shown, in the current language (kept as data: the language may
+ * change while the page is open). No route at all means this server keeps no ratings. */
+function failure(e) {
+  if (e.fromServer && e.code === 'not_found') return { key: 'ratings.no_player' };
+  return e.fromServer ? { key: 'ratings.error', detail: e.message } : { key: 'ratings.unavailable' };
+}
+
+function failureHtml(f) {
+  return `<p class="error" id="ratings-error" role="alert">${esc(t(f.key))}${f.detail ? ` (${esc(f.detail)})` : ''}</p>`;
 }
 
 function fmtTime(ms) {
@@ -59,13 +71,13 @@ class LeaderboardPage {
     this.root = root;
     this.pool = POOLS.includes(pool) ? pool : 'chaturaji';
     this.data = null;
-    this.error = '';
+    this.error = null;
     this.load();
   }
 
   async load() {
     this.data = null;
-    this.error = '';
+    this.error = null;
     this.render();
     const pool = this.pool;
     try {
@@ -73,7 +85,8 @@ class LeaderboardPage {
       if (pool !== this.pool) return; // another pool was chosen meanwhile
       this.data = data && Array.isArray(data.rows) ? data : { rows: [] };
     } catch (e) {
-      this.error = unavailable(e);
+      if (pool !== this.pool) return;
+      this.error = failure(e);
     }
     this.render();
   }
@@ -85,7 +98,7 @@ class LeaderboardPage {
   render() {
     const me = storedPlayer();
     let body;
-    if (this.error) body = `<p class="error" id="ratings-error" role="alert">${esc(this.error)}</p>`;
+    if (this.error) body = failureHtml(this.error);
     else if (!this.data) body = `<p class="muted">${esc(t('room.loading'))}</p>`;
     else if (!this.data.rows.length) body = `<p class="muted" id="leaderboard-empty">${esc(t('ratings.no_rows'))}</p>`;
     else {
@@ -117,7 +130,7 @@ class ProfilePage {
     this.root = root;
     this.id = id;
     this.data = null;
-    this.error = '';
+    this.error = null;
     this.render();
     this.load();
   }
@@ -128,7 +141,7 @@ class ProfilePage {
       if (!this.data || !this.data.player) throw Object.assign(new Error('bad answer'), { fromServer: false });
     } catch (e) {
       this.data = null;
-      this.error = e.fromServer && e.code === 'not_found' ? t('ratings.no_player') : unavailable(e);
+      this.error = failure(e);
     }
     this.render();
   }
@@ -139,7 +152,7 @@ class ProfilePage {
 
   render() {
     let body;
-    if (this.error) body = `<p class="error" id="ratings-error" role="alert">${esc(this.error)}</p>`;
+    if (this.error) body = failureHtml(this.error);
     else if (!this.data) body = `<p class="muted">${esc(t('room.loading'))}</p>`;
     else {
       const p = this.data;
