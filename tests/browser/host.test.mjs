@@ -174,13 +174,19 @@ test('four-player chess settings: mode and an empty move limit, then a bad move 
   await host.click('#save-settings');
   await host.waitForSelector('#settings-status:text("Saved")');
   assert.deepEqual((await rest(server.url, 'GET', `/rooms/${id}`)).body.options, { mode: 'ffa', move_limit: null, show_legal_moves: false, rotate_starter: false });
-  await fillSettings(host, { options: { move_limit: -5 } });
+  await fillSettings(host, { options: { move_limit: 0 } });
   await host.click('#save-settings');
-  await host.waitForSelector('#settings-problems li[data-option="move_limit"][data-code="out_of_range"]');
+  await host.waitForSelector('#settings-problems li[data-option="move_limit"][data-code="out_of_range"]', { timeout: 5000 }).catch(async (e) => {
+    throw new Error(`${e.message}: ${await host.locator('#host-panel').innerText()}`);
+  });
   assert.equal((await rest(server.url, 'GET', `/rooms/${id}`)).body.options.move_limit, null);
   assert.deepEqual(host.errors || [], []);
   await host.context().close();
 });
+
+/** How many of `seat`'s pieces stand on the bottom row as drawn (a seat's back row: Chaturaji 4 of
+ * the 8 squares, the other 4 are a neighbour's; four-player chess 8). */
+const ownOnBottom = async (page, seat) => (await bottomRowSeats(page)).filter((s) => s === seat).length;
 
 test('a spectator chooses the side at the bottom; a player always sees its own seat there', async () => {
   for (const [game, perRow] of [['chaturaji', 4], ['fourchess', 8]]) {
@@ -195,25 +201,25 @@ test('a spectator chooses the side at the bottom; a player always sees its own s
     await spectator.goto(invite);
     await spectator.waitForSelector('#view-seat');
     await spectator.waitForSelector('#room[data-view="red"]');
-    assert.deepEqual(await bottomRowSeats(spectator), Array(perRow).fill('red'));
+    assert.equal(await ownOnBottom(spectator, 'red'), perRow);
     for (const seat of ['yellow', 'green', 'blue']) {
       await spectator.selectOption('#view-seat', seat);
       await spectator.waitForSelector(`#room[data-view="${seat}"]`);
-      assert.deepEqual(await bottomRowSeats(spectator), Array(perRow).fill(seat), `${game} seen from ${seat}`);
+      assert.equal(await ownOnBottom(spectator, seat), perRow, `${game} seen from ${seat}`);
     }
     if (game === 'fourchess') await spectator.screenshot({ path: path.join(SHOTS, 'fourchess-spectator-blue.png') });
     // The choice stays on this device.
     await spectator.reload();
     await spectator.waitForSelector('#room[data-view="blue"]');
     assert.equal(await spectator.inputValue('#view-seat'), 'blue');
-    assert.deepEqual(await bottomRowSeats(spectator), Array(perRow).fill('blue'));
+    assert.equal(await ownOnBottom(spectator, 'blue'), perRow);
 
     // A player has no such choice: even with a remembered spectator side, its own seat is at the bottom.
     await host.evaluate(() => localStorage.setItem('fk.view', 'green'));
     await host.reload();
     await host.waitForSelector('#room[data-my-seat="red"][data-view="red"]');
     assert.equal(await host.locator('#view-seat').count(), 0);
-    assert.deepEqual(await bottomRowSeats(host), Array(perRow).fill('red'));
+    assert.equal(await ownOnBottom(host, 'red'), perRow);
     for (const p of [host, spectator]) {
       assert.deepEqual(p.errors || [], [], 'no script errors');
       await p.context().close();
