@@ -19,10 +19,9 @@ export function poolOf(game, options) {
 export function ratingNumber(r) {
   if (!r) return null;
   if (typeof r.display === 'number') return Math.round(r.display);
-  const mu = r.mu ?? r.rating?.mu;
-  const sigma = r.sigma ?? r.rating?.sigma;
-  if (typeof mu !== 'number' || typeof sigma !== 'number') return null;
-  return Math.round(1000 + 40 * (mu - 3 * sigma));
+  if (r.rating) return ratingNumber(r.rating); // a profile's {pool, rating, games}
+  if (typeof r.mu !== 'number' || typeof r.sigma !== 'number') return null;
+  return Math.round(1000 + 40 * (r.mu - 3 * r.sigma));
 }
 
 /** "1000 → 1012 (+12)" for one rating change {before, after}. */
@@ -107,7 +106,7 @@ class LeaderboardPage {
         </tr></thead><tbody>${this.data.rows.map((r) => `<tr data-player="${esc(r.player_id)}"${me && me.player_id === r.player_id ? ' class="me"' : ''}>
           <td>${esc(r.rank)}</td>
           <td><a href="${profileLink(r.player_id)}">${esc(r.display_name)}</a>${r.is_cpu ? ` <em class="tag">${esc(t('tag.cpu'))}</em>` : ''}</td>
-          <td class="rating" title="μ ${Number(r.mu ?? r.rating?.mu).toFixed(2)} σ ${Number(r.sigma ?? r.rating?.sigma).toFixed(2)}">${esc(ratingNumber(r))}</td>
+          <td class="rating" title="μ ${Number(r.mu).toFixed(2)} σ ${Number(r.sigma).toFixed(2)}">${esc(ratingNumber(r))}</td>
           <td>${esc(r.games)}</td></tr>`).join('')}</tbody></table>`;
     }
     this.root.innerHTML = `<section class="card" id="leaderboard-page">
