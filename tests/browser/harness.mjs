@@ -77,3 +77,51 @@ export async function newPlayer(browser, { locale = 'en-US', viewport = { width:
   page.on('pageerror', (e) => { page.errors = [...(page.errors || []), String(e)]; });
   return page;
 }
+
+// ---------------------------------------------------------------- room helpers shared by the tests
+
+export const roomEl = (page) => page.locator('#room');
+/** A data attribute of the room element (the client mirrors its state there for the tests). */
+export const attr = (page, name) => roomEl(page).getAttribute(`data-${name}`);
+
+/** Create a room from the lobby form at `url` (the host takes the first seat); returns the room id. */
+export async function createRoom(page, url, { name, game, tweak }) {
+  await page.goto(`${url}/`);
+  await page.fill('#player-name', name);
+  await page.selectOption('#create-game', game);
+  if (tweak) await tweak(page);
+  await page.click('#create-room');
+  await page.waitForURL(/\?room=/);
+  await page.waitForSelector('#room[data-my-seat="red"]');
+  return new URL(page.url()).searchParams.get('room');
+}
+
+/** Open the invite link, type a name, take a seat; returns the seat. */
+export async function joinRoom(page, invite, name) {
+  await page.goto(invite);
+  await page.fill('#seat-name', name);
+  await page.click('#take-seat');
+  await page.waitForFunction(() => document.querySelector('#room')?.dataset.mySeat);
+  return attr(page, 'my-seat');
+}
+
+/** The seats whose pieces stand on the bottom row of the board as drawn. */
+export function bottomRowSeats(page) {
+  return page.evaluate(() => {
+    const cells = [...document.querySelectorAll('.sq')];
+    const ys = cells.map((c) => Number(c.getAttribute('transform').match(/,([0-9.]+)\)/)[1]));
+    const maxY = Math.max(...ys);
+    return cells.filter((c, i) => ys[i] === maxY && c.dataset.piece).map((c) => c.dataset.piece.split(':')[0]);
+  });
+}
+
+/** A REST call from the test itself (to check what the server holds, not what the page shows). */
+export async function rest(url, method, path, body) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}

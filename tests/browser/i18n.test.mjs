@@ -73,10 +73,10 @@ test('every end reason of both rules engines has words', () => {
   assert.deepEqual(missing, []);
 });
 
-test('every house rule and value offered in the lobby has words', async () => {
-  // lobby.js imports browser-only modules through util.js -> i18n.js (localStorage), so read the
+test('every house rule and value offered in the lobby and the host settings has words', async () => {
+  // options.js imports browser-only modules through util.js -> i18n.js (localStorage), so read the
   // table from its source instead of importing it.
-  const src = readFileSync(path.join(js, 'lobby.js'), 'utf8');
+  const src = readFileSync(path.join(js, 'options.js'), 'utf8');
   const names = [...src.matchAll(/name: '(\w+)'/g)].map((m) => m[1]);
   const values = [...src.matchAll(/values: \[([^\]]*)\]/g)].flatMap((m) => [...m[1].matchAll(/'(\w+)'/g)].map((v) => v[1]));
   assert.ok(names.length === 11, `found ${names.length} options`);
@@ -94,8 +94,20 @@ test('every piece, seat, die state and class has words', () => {
     ...['checkmate', 'king_captured', 'stalemate', 'resigned'].map((c) => `cause.${c}`),
     ...['none', '30s', '60s'].map((v) => `turn_time.${v}`),
     ...['lobby', 'playing', 'finished'].map((v) => `phase.${v}`),
+    ...['chaturaji', 'fourchess_teams', 'fourchess_ffa'].map((p) => `pool.${p}`),
+    ...[1, 2, 3].map((l) => `cpu.level_${l}`),
   ];
   assert.deepEqual(keys.filter((k) => !(k in dicts.en)), []);
+});
+
+test('every house-rule problem code of both rules engines has words', () => {
+  const codes = new Set();
+  for (const f of ['crates/rules/src/chaturaji/options.rs', 'crates/rules/src/fourchess/options.rs', 'crates/room/src/game.rs']) {
+    const src = readFileSync(path.join(root, f), 'utf8');
+    for (const m of src.matchAll(/code: "(\w+)"(?:\.into\(\))?,/g)) codes.add(m[1]);
+  }
+  assert.ok(codes.size >= 4, `found only ${[...codes]}`);
+  assert.deepEqual([...codes].filter((c) => !(`problem.${c}` in dicts.en)), []);
 });
 
 test('a how-to-play page exists for each game in each language', () => {

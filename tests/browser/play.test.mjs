@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launchBrowser, newPlayer, SHOTS } from './harness.mjs';
+import { startServer, launchBrowser, newPlayer, SHOTS, roomEl as room, attr, joinRoom, bottomRowSeats, createRoom as createRoomAt } from './harness.mjs';
 
 let server;
 let browser;
@@ -21,29 +21,8 @@ after(async () => {
   if (server) await server.stop();
 });
 
-const room = (page) => page.locator('#room');
-const attr = (page, name) => room(page).getAttribute(`data-${name}`);
-
-/** Create a room from the lobby form; returns the room id. */
-async function createRoom(page, { name, game, tweak }) {
-  await page.goto(`${server.url}/`);
-  await page.fill('#player-name', name);
-  await page.selectOption('#create-game', game);
-  if (tweak) await tweak(page);
-  await page.click('#create-room');
-  await page.waitForURL(/\?room=/);
-  await page.waitForSelector('#room[data-my-seat="red"]');
-  return new URL(page.url()).searchParams.get('room');
-}
-
-/** Open the invite link, type a name, take a seat; returns the seat. */
-async function joinRoom(page, invite, name) {
-  await page.goto(invite);
-  await page.fill('#seat-name', name);
-  await page.click('#take-seat');
-  await page.waitForFunction(() => document.querySelector('#room')?.dataset.mySeat);
-  return attr(page, 'my-seat');
-}
+/** Create a room from the lobby form of this suite's server; returns the room id. */
+const createRoom = (page, opts) => createRoomAt(page, server.url, opts);
 
 /** The page whose seat is to act and has received its legal moves. */
 async function pageToAct(pages, { needLegal = true } = {}) {
@@ -138,12 +117,7 @@ test('Chaturaji: create, join by invite, play by click, drag and keyboard, reloa
   // The board is turned so that each seat is at the bottom: its own pieces on the bottom row.
   for (const p of pages) {
     const seat = await attr(p, 'my-seat');
-    const bottomRow = await p.evaluate(() => {
-      const cells = [...document.querySelectorAll('.sq')];
-      const ys = cells.map((c) => Number(c.getAttribute('transform').match(/,([0-9.]+)\)/)[1]));
-      const maxY = Math.max(...ys);
-      return cells.filter((c, i) => ys[i] === maxY && c.dataset.piece).map((c) => c.dataset.piece.split(':')[0]);
-    });
+    const bottomRow = await bottomRowSeats(p);
     assert.ok(bottomRow.filter((s) => s === seat).length === 4, `${seat}: bottom row holds ${bottomRow}`);
   }
 

@@ -1,11 +1,16 @@
 // REST calls. Errors come back as {error:{code,message,details}}; they are thrown as ApiError.
 export class ApiError extends Error {
   constructor(status, body) {
-    const err = (body && body.error) || { code: 'network', message: `HTTP ${status}` };
+    // A body without the API's error shape: the route does not exist on this server (404 from the
+    // static files), or something between us and the server failed.
+    const fallback = status === 404 ? 'not_found' : status === 405 ? 'not_found' : 'network';
+    const err = (body && body.error) || { code: fallback, message: `HTTP ${status}` };
     super(err.message);
     this.status = status;
     this.code = err.code;
     this.details = err.details || [];
+    // Whether the server itself answered with an API error (else: no such route, or no server).
+    this.fromServer = !!(body && body.error);
   }
 }
 
@@ -30,8 +35,16 @@ export const api = {
   listRooms: () => call('GET', '/rooms'),
   getRoom: (id) => call('GET', `/rooms/${encodeURIComponent(id)}`),
   createRoom: (req) => call('POST', '/rooms', { body: req }),
-  join: (id, name) => call('POST', `/rooms/${encodeURIComponent(id)}/join`, { body: { name } }),
+  /** `player` ({player_id, secret}) ties the seat to a rated identity; omitted for a guest seat. */
+  join: (id, name, player) => call('POST', `/rooms/${encodeURIComponent(id)}/join`, {
+    body: player ? { name, player_id: player.player_id, player_secret: player.secret } : { name },
+  }),
+  changeSettings: (id, token, change) => call('PUT', `/rooms/${encodeURIComponent(id)}/settings`, { token, body: change }),
   seatCpu: (id, token, seat, level = 1) => call('POST', `/rooms/${encodeURIComponent(id)}/cpu`, { token, body: { seat, level } }),
   start: (id, token) => call('POST', `/rooms/${encodeURIComponent(id)}/start`, { token }),
   rematch: (id, token) => call('POST', `/rooms/${encodeURIComponent(id)}/rematch`, { token }),
+  createPlayer: (displayName) => call('POST', '/players', { body: { display_name: displayName } }),
+  player: (id) => call('GET', `/players/${encodeURIComponent(id)}`),
+  leaderboard: (pool) => call('GET', `/leaderboard?pool=${encodeURIComponent(pool)}`),
+  gameRecord: (id) => call('GET', `/games/${encodeURIComponent(id)}`),
 };

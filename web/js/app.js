@@ -9,6 +9,9 @@ import { SEATS, SYMBOL, COLOR, parseChaturaji, parseFen4 } from './games.js';
 import { lobbyView } from './lobby.js';
 import { esc, errorText, settingsSummary } from './util.js';
 import { throwsFromSeed } from './dice-verify.js';
+import { HostPanel } from './host.js';
+import { joinRoom, storedPlayer } from './player.js';
+import { changeForSeat, changeText, gameLink, leaderboardView, poolOf, profileView, profileLink } from './ratings.js';
 
 const app = document.getElementById('app');
 const banner = document.getElementById('banner');
@@ -37,6 +40,8 @@ class RoomPage {
     this.verify = '';
     this.board = null;
     this.conn = null;
+    // A spectator chooses which seat's side is at the bottom; a player always sees its own seat there.
+    this.viewSeat = SEATS.includes(localStorage.getItem('fk.view')) ? localStorage.getItem('fk.view') : 'red';
     this.tick = setInterval(() => this.renderClock(), 250);
     this.listen();
   }
@@ -50,12 +55,17 @@ class RoomPage {
       if (what === 'end-turn') this.endTurn();
       else if (what === 'resign') this.resign();
       else if (what === 'take-seat') this.takeSeat();
-      else if (what === 'cpu') this.host('cpu', b.dataset.seat);
       else if (what === 'start') this.host('start');
       else if (what === 'rematch') this.host('rematch');
       else if (what === 'verify') this.verifySeed();
       else if (what === 'promote') this.send(this.promotion[Number(b.dataset.i)]);
       else if (what === 'copy-invite') navigator.clipboard?.writeText(inviteLink(this.id));
+    });
+    app.addEventListener('change', (e) => {
+      if (e.target.id !== 'view-seat') return;
+      this.viewSeat = e.target.value;
+      localStorage.setItem('fk.view', this.viewSeat);
+      this.render();
     });
   }
 
@@ -161,7 +171,10 @@ class RoomPage {
         dice_seed: g.dice_seed || null,
         dice_commit: g.dice_commit || null,
         rolls: (g.actions || []).filter((a) => a.type === 'roll').map((a) => a.dice),
+        ratings: null,
+        record: null,
       };
+      if (this.game.outcome) this.loadRecord();
     } else {
       this.game = null;
     }
@@ -195,7 +208,7 @@ class RoomPage {
         this.info.game = ev.game;
         this.game = {
           kind: ev.game, game_no: ev.game_no, first: ev.first, options: ev.options, state: null,
-          outcome: null, dice_seed: null, dice_commit: ev.dice_commit || null, rolls: [],
+          outcome: null, dice_seed: null, dice_commit: ev.dice_commit || null, rolls: [], ratings: null, record: null,
         };
         this.lastMove = [];
         this.selected = null;
@@ -213,6 +226,15 @@ class RoomPage {
         if (this.game) {
           this.game.outcome = ev.outcome;
           this.game.dice_seed = ev.dice_seed || null;
+          this.loadRecord();
+        }
+        break;
+      case 'rated':
+        // The rating changes of the game that just ended (it follows game_over once the result is
+        // recorded).
+        if (this.game && this.game.outcome) {
+          this.game.ratings = ev.changes || [];
+          this.game.record = ev.game_id;
         }
         break;
       default:
@@ -362,7 +384,7 @@ class RoomPage {
     }
     store.setName(name);
     try {
-      const joined = await api.join(this.id, name);
+      const joined = await joinRoom(this.id, name);
       store.setSeat(this.id, joined.seat, joined.seat_token);
       this.connect(); // a new connection that joins with the seat token
     } catch (e) {
@@ -371,10 +393,9 @@ class RoomPage {
     }
   }
 
-  async host(action, seat) {
+  async host(action) {
     const token = store.host(this.id);
     try {
-      if (action === 'cpu') this.info = await api.seatCpu(this.id, token, seat);
       if (action === 'start') await api.start(this.id, token);
       if (action === 'rematch') await api.rematch(this.id, token);
     } catch (e) {
@@ -406,6 +427,37 @@ class RoomPage {
     this.render();
   }
 
+  /**
+   * The finished game's record (`GET /games/{room}-{game_no}`), for its link and, after a reload,
+   * its rating changes. The server writes it just after the game ends, so a few tries; a server
+   * that keeps no records answers 404 and the game-over screen simply has no link.
+   */
+  async loadRecord() {
+    const g = this.game;
+    const id = `${this.id}-${g.game_no}`;
+    for (const pause of [300, 1500, 4000]) {
+      await new Promise((r) => setTimeout(r, pause));
+      if (this.game !== g || (g.record && g.ratings)) return;
+      try {
+        const rec = await api.gameRecord(id);
+        if (this.game !== g) return;
+        g.record = g.record || id;
+        if (!g.ratings && rec && Array.isArray(rec.rating_changes) && rec.rating_changes.length) g.ratings = rec.rating_changes;
+        this.render();
+        return;
+      } catch (e) {
+        if (e.fromServer && e.code !== 'not_found') return; // the server refuses: asking again won't help
+      }
+    }
+  }
+
+  /** The room as a REST answer gave it (after the host changed something). */
+  onInfo(info) {
+    // Events may have moved the room on meanwhile; the version tells which is newer.
+    if (!this.info || info.v >= this.info.v) this.info = info;
+    this.render();
+  }
+
   // ---------------------------------------------------------------- drawing
 
   render() {
@@ -421,12 +473,14 @@ class RoomPage {
     room.dataset.toAct = (this.game && !this.game.outcome && this.game.to_act) || '';
     room.dataset.v = this.v === null ? '' : String(this.v);
     room.dataset.legal = String((this.legal || []).length);
+    room.dataset.view = this.mySeat || this.viewSeat;
     document.getElementById('room-title').textContent = `${t(`game.${kind}`)} · ${info.id}`;
     this.renderSeats();
     this.renderControls();
     this.renderSide();
     // Board
-    const orientation = this.mySeat || 'red';
+    this.hostPanel.render();
+    const orientation = this.mySeat || this.viewSeat;
     this.board.setup(kind, orientation);
     const idx = this.legalShown() ? this.moveIndex() : new Map();
     const targets = this.selected && idx.get(this.selected) ? new Set(idx.get(this.selected).keys()) : new Set();
@@ -450,6 +504,7 @@ class RoomPage {
           <h1 id="room-title"></h1>
           <div id="room-controls" class="controls"></div>
         </div>
+        <section id="host-panel" class="card host-panel" hidden></section>
         <div class="room-body">
           <div class="board-wrap">
             <div id="board-host"></div>
@@ -468,6 +523,9 @@ class RoomPage {
         </div>
       </section>`;
     this.board = new Board(document.getElementById('board-host'), { onSquare: (sq) => this.onSquare(sq) });
+    this.hostPanel = new HostPanel(document.getElementById('host-panel'), {
+      id: this.id, info: () => this.info, onInfo: (info) => this.onInfo(info),
+    });
   }
 
   renderSeats() {
@@ -513,12 +571,13 @@ class RoomPage {
       parts.push(`<span class="take-seat"><label>${esc(t('lobby.name'))} <input id="seat-name" maxlength="32" value="${esc(store.name())}"></label>
         <button type="button" data-do="take-seat" id="take-seat">${esc(t('room.take_seat'))}</button></span>`);
     }
-    if (!this.mySeat) parts.push(`<span class="watching">${esc(t('room.watching'))}</span>`);
+    if (!this.mySeat) {
+      parts.push(`<span class="watching">${esc(t('room.watching'))}</span>`);
+      parts.push(`<label class="view-seat">${esc(t('room.view_from'))} <select id="view-seat">${SEATS.map((s) =>
+        `<option value="${s}"${s === this.viewSeat ? ' selected' : ''}>${SYMBOL[s]} ${esc(t(`seat.${s}`))}</option>`).join('')}</select></label>`);
+    }
     if (store.host(this.id)) {
       if (info.phase === 'lobby') {
-        SEATS.forEach((s, i) => {
-          if (info.seats[i].kind === 'empty') parts.push(`<button type="button" data-do="cpu" data-seat="${s}">${esc(t('room.add_cpu', { seat: t(`seat.${s}`) }))}</button>`);
-        });
         parts.push(`<button type="button" data-do="start" id="start-game" class="primary">${esc(t('room.start'))}</button>`);
       }
       if (info.phase === 'finished') parts.push(`<button type="button" data-do="rematch" id="rematch" class="primary">${esc(t('room.rematch'))}</button>`);
@@ -577,9 +636,15 @@ class RoomPage {
     const over = document.getElementById('gameover');
     if (g && g.outcome) {
       const names = this.names();
-      const rows = [...g.outcome.standings].sort((a, b) => a.place - b.place).map((s) =>
-        `<tr data-seat="${s.seat}"><td>${s.place}</td><td><span style="color:${COLOR[s.seat]}">${SYMBOL[s.seat]}</span> ${esc(t(`seat.${s.seat}`))}</td>
-         <td>${esc(names[s.seat] || '')}</td><td>${s.points}</td></tr>`).join('');
+      const rated = Array.isArray(g.ratings);
+      const rows = [...g.outcome.standings].sort((a, b) => a.place - b.place).map((s) => {
+        const change = rated ? changeForSeat(g.ratings, s.seat) : null;
+        const rating = !rated ? '' : change
+          ? `<td class="rating-change" data-player="${esc(change.player_id)}"><a href="${profileLink(change.player_id)}">${esc(changeText(change))}</a></td>`
+          : `<td class="rating-change muted">${esc(t('over.unrated_seat'))}</td>`;
+        return `<tr data-seat="${s.seat}"><td>${s.place}</td><td><span style="color:${COLOR[s.seat]}">${SYMBOL[s.seat]}</span> ${esc(t(`seat.${s.seat}`))}</td>
+         <td>${esc(names[s.seat] || '')}</td><td>${s.points}</td>${rating}</tr>`;
+      }).join('');
       let seed = '';
       if (g.dice_seed) {
         seed = `<p class="seed">${esc(t('verify.seed'))} <code id="dice-seed">${esc(g.dice_seed)}</code><br>
@@ -587,8 +652,8 @@ class RoomPage {
           <button type="button" data-do="verify" id="verify">${esc(t('verify.button'))}</button> <span id="verify-result">${esc(this.verify)}</span></p>`;
       }
       over.innerHTML = `<h2>${esc(t('over.title'))}</h2><p id="over-reason">${esc(reasonText(g.outcome.reason))}</p>
-        <table id="standings"><thead><tr><th>${esc(t('over.place'))}</th><th>${esc(t('over.seat'))}</th><th>${esc(t('over.player'))}</th><th>${esc(t('over.points'))}</th></tr></thead>
-        <tbody>${rows}</tbody></table>${seed}`;
+        <table id="standings"><thead><tr><th>${esc(t('over.place'))}</th><th>${esc(t('over.seat'))}</th><th>${esc(t('over.player'))}</th><th>${esc(t('over.points'))}</th>${rated ? `<th>${esc(t('over.rating'))}</th>` : ''}</tr></thead>
+        <tbody>${rows}</tbody></table>${seed}${this.recordHtml()}`;
     } else {
       over.innerHTML = '';
     }
@@ -596,6 +661,16 @@ class RoomPage {
     const log = document.getElementById('log');
     log.innerHTML = this.log.slice(-60).map((l) => `<li>${esc(l)}</li>`).join('');
     log.scrollTop = log.scrollHeight;
+  }
+
+  /** The link to the game's record and how to check it independently. */
+  recordHtml() {
+    const g = this.game;
+    if (!g.record) return '';
+    const board = g.ratings ? ` · <a id="pool-link" href="/?leaderboard=${encodeURIComponent(poolOf(this.info.game, g.options))}">${esc(t('ratings.leaderboard'))}</a>` : '';
+    return `<div class="record"><p><a id="record-link" href="${gameLink(g.record)}" target="_blank" rel="noopener">${esc(t('over.record'))}</a>${board}</p>
+      <details id="verify-howto"><summary>${esc(t('over.verify_title'))}</summary>
+        <p>${esc(t('over.verify_steps'))}</p><pre><code>fourkings verify record.json</code></pre></details></div>`;
   }
 
   renderClock() {
@@ -620,10 +695,13 @@ class RoomPage {
   }
 
   relabel() {
-    // The language changed: the log keeps its words, everything else is drawn again.
+    // The language changed: the log keeps its words, everything else is drawn again (an unsaved
+    // edit of the host's settings included).
     if (!this.shell) return;
+    const unsaved = this.hostPanel.unsaved();
     this.shell = false;
     this.render();
+    this.hostPanel.restore(unsaved);
   }
 }
 
@@ -645,13 +723,27 @@ function inviteLink(id) {
 
 // ---------------------------------------------------------------- start-up
 
+/** "My ratings" in the header once this device has a player identity. */
+function mountPlayerLink() {
+  const a = document.getElementById('my-profile');
+  const me = storedPlayer();
+  if (!a || !me) return;
+  a.href = profileLink(me.player_id);
+  a.hidden = false;
+}
+
 function main() {
   mountLangSelect(document.getElementById('lang-select'));
   applyStatic();
   const params = new URLSearchParams(location.search);
   const room = params.get('room');
+  mountPlayerLink();
   let page = null;
-  if (room) {
+  if (params.has('leaderboard')) {
+    page = leaderboardView(app, params.get('leaderboard'));
+  } else if (params.get('player')) {
+    page = profileView(app, params.get('player'));
+  } else if (room) {
     page = new RoomPage(room);
     page.start();
     window.fourkings = page; // for debugging in the console

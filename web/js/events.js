@@ -24,6 +24,7 @@ export function describe(ev, game, names) {
     case 'settings_changed': return [t('log.settings_changed')];
     case 'game_started': return [t('log.game_started', { n: ev.game_no, seat: seat(ev.first) })];
     case 'game_over': return [t('log.game_over', { reason: reasonText(ev.outcome && ev.outcome.reason) })];
+    case 'rated': return [t('log.rated')];
     case 'acted': {
       const prefix = ev.by === 'cpu' ? `${t('log.cpu_prefix')} ` : '';
       const lines = game === 'chaturaji' ? chaturajiLines(ev.applied) : fourchessLines(ev.applied);

@@ -5,53 +5,8 @@ import { api } from './api.js';
 import { store } from './store.js';
 import { esc, errorText, settingsSummary } from './util.js';
 import { SEATS, SYMBOL, COLOR } from './games.js';
-
-/** Each game's house rules: name, kind, default (the rules specs' option tables). */
-export const OPTION_TABLE = {
-  chaturaji: [
-    { name: 'dice', kind: 'choice', values: ['cube', 'long'], default: 'cube' },
-    { name: 'promotion', kind: 'choice', values: ['lost_type_only', 'always'], default: 'lost_type_only' },
-    { name: 'boat_triumph', kind: 'bool', default: true },
-    { name: 'throne_points', kind: 'bool', default: false },
-    { name: 'dice_use', kind: 'choice', values: ['optional', 'forced'], default: 'optional' },
-    { name: 'round_limit', kind: 'number', min: 1, max: 200, default: 30 },
-    { name: 'first_seat_next_game', kind: 'choice', values: ['rotate', 'fixed'], default: 'rotate' },
-  ],
-  fourchess: [
-    { name: 'mode', kind: 'choice', values: ['teams', 'ffa'], default: 'teams' },
-    { name: 'move_limit', kind: 'optional_number', min: 1, default: null },
-    { name: 'show_legal_moves', kind: 'bool', default: true },
-    { name: 'rotate_starter', kind: 'bool', default: true },
-  ],
-};
-
-function optionField(o) {
-  const id = `opt-${o.name}`;
-  const label = `<label for="${id}">${esc(t(`opt.${o.name}`))}</label>`;
-  switch (o.kind) {
-    case 'choice':
-      return `<div class="field">${label}<select id="${id}" name="${o.name}">${o.values.map((v) =>
-        `<option value="${v}"${v === o.default ? ' selected' : ''}>${esc(t(`value.${v}`))}</option>`).join('')}</select></div>`;
-    case 'bool':
-      return `<div class="field check"><input type="checkbox" id="${id}" name="${o.name}"${o.default ? ' checked' : ''}>${label}</div>`;
-    case 'number':
-      return `<div class="field">${label}<input type="number" id="${id}" name="${o.name}" min="${o.min}" max="${o.max}" value="${o.default}" required></div>`;
-    default:
-      return `<div class="field">${label}<input type="number" id="${id}" name="${o.name}" min="${o.min}" placeholder="${esc(t('value.none'))}"></div>`;
-  }
-}
-
-function readOptions(form, game) {
-  const out = {};
-  for (const o of OPTION_TABLE[game]) {
-    const input = form.elements[o.name];
-    if (o.kind === 'bool') out[o.name] = input.checked;
-    else if (o.kind === 'number') out[o.name] = Number(input.value);
-    else if (o.kind === 'optional_number') out[o.name] = input.value === '' ? null : Number(input.value);
-    else out[o.name] = input.value;
-  }
-  return out;
-}
+import { joinRoom } from './player.js';
+import { OPTION_TABLE, optionField, turnTimeField, readOptions, fillOptions, problemText } from './options.js';
 
 class Lobby {
   constructor(root) {
@@ -81,12 +36,7 @@ class Lobby {
   }
 
   fillOptions(opts) {
-    const form = this.root.querySelector('#create-form');
-    for (const o of OPTION_TABLE[this.game]) {
-      const input = form.elements[o.name];
-      if (o.kind === 'bool') input.checked = opts[o.name];
-      else input.value = opts[o.name] === null ? '' : opts[o.name];
-    }
+    fillOptions(this.root.querySelector('#create-form'), this.game, opts);
   }
 
   render() {
@@ -113,12 +63,9 @@ class Lobby {
               <option value="fourchess"${this.game === 'fourchess' ? ' selected' : ''}>${esc(t('game.fourchess'))}</option>
             </select></div>
           <fieldset><legend>${esc(t('lobby.house_rules'))}</legend>
-            ${OPTION_TABLE[this.game].map(optionField).join('')}
+            ${OPTION_TABLE[this.game].map((o) => optionField(o)).join('')}
           </fieldset>
-          <div class="field"><label for="opt-turn_time">${esc(t('opt.turn_time'))}</label>
-            <select id="opt-turn_time" name="turn_time">
-              ${['none', '30s', '60s'].map((v) => `<option value="${v}">${esc(t(`turn_time.${v}`))}</option>`).join('')}
-            </select></div>
+          ${turnTimeField()}
           <div class="field check"><input type="checkbox" id="opt-rated" name="rated"><label for="opt-rated">${esc(t('opt.rated'))}</label></div>
           <div class="field check"><input type="checkbox" id="opt-public" name="public" checked><label for="opt-public">${esc(t('opt.public'))}</label></div>
           <div class="field check"><input type="checkbox" id="opt-sit" name="sit" checked><label for="opt-sit">${esc(t('lobby.sit_down'))}</label></div>
@@ -195,12 +142,12 @@ class Lobby {
       const created = await api.createRoom(req);
       store.setHost(created.room, created.host_token);
       if (sit) {
-        const joined = await api.join(created.room, name);
+        const joined = await joinRoom(created.room, name);
         store.setSeat(created.room, joined.seat, joined.seat_token);
       }
       location.href = `/?room=${encodeURIComponent(created.room)}`;
     } catch (e) {
-      const details = (e.details || []).map((d) => `${t(`opt.${d.option}`)}: ${d.message}`).join('; ');
+      const details = (e.details || []).map(problemText).join('; ');
       this.error = errorText(e.code) + (details ? ` (${details})` : '');
       this.root.querySelector('#create-error').textContent = this.error;
     }
