@@ -744,7 +744,10 @@ impl Room {
                 Decision::Planned(actions) => actions,
                 // Every queued decision is answered (release builds abort on a panic), so an
                 // empty answer is only a safety net: the room logs it.
-                Decision::Thinking(rx) => rx.await.map(|t: Thought| t.plan.actions).unwrap_or_default(),
+                Decision::Thinking(rx) => rx
+                    .await
+                    .map(|t: Thought| t.plan.actions)
+                    .unwrap_or_default(),
             };
             tokio::time::sleep_until(started + delay).await;
             if let Some(me) = me.upgrade() {

@@ -132,10 +132,20 @@ impl Thinker for BotsThinker {
         let result = match game {
             TableGame::Chaturaji(g) => ChaturajiBot::new(level)
                 .choose(g, seat, budget, seed, clock)
-                .map(|c| (c.actions.into_iter().map(TableAction::Chaturaji).collect(), c.timed_out)),
+                .map(|c| {
+                    (
+                        c.actions.into_iter().map(TableAction::Chaturaji).collect(),
+                        c.timed_out,
+                    )
+                }),
             TableGame::Fourchess { game, .. } => FourChessBot::new(level)
                 .choose(game, seat, budget, seed, clock)
-                .map(|c| (c.actions.into_iter().map(TableAction::Fourchess).collect(), c.timed_out)),
+                .map(|c| {
+                    (
+                        c.actions.into_iter().map(TableAction::Fourchess).collect(),
+                        c.timed_out,
+                    )
+                }),
         };
         match result {
             Ok((actions, timed_out)) => Plan { actions, timed_out },

@@ -95,7 +95,15 @@ struct Recorder {
 }
 
 impl Thinker for Recorder {
-    fn think(&self, game: &TableGame, seat: Seat, level: Level, _: Budget, seed: u64, _: &dyn Clock) -> Plan {
+    fn think(
+        &self,
+        game: &TableGame,
+        seat: Seat,
+        level: Level,
+        _: Budget,
+        seed: u64,
+        _: &dyn Clock,
+    ) -> Plan {
         self.asked.lock().unwrap().push((seat, level));
         greedy_plan(game, seat, seed)
     }
@@ -117,7 +125,15 @@ impl Gate {
 }
 
 impl Thinker for Gate {
-    fn think(&self, game: &TableGame, seat: Seat, _: Level, _: Budget, seed: u64, _: &dyn Clock) -> Plan {
+    fn think(
+        &self,
+        game: &TableGame,
+        seat: Seat,
+        _: Level,
+        _: Budget,
+        seed: u64,
+        _: &dyn Clock,
+    ) -> Plan {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let mut open = self.open.lock().unwrap();
         while !*open {
@@ -161,7 +177,11 @@ async fn each_seat_is_played_at_its_level() {
     until(|| recorder.asked.lock().unwrap().len() >= 12).await;
     let asked = recorder.asked.lock().unwrap().clone();
     for seat in Seat::ALL {
-        let levels: Vec<Level> = asked.iter().filter(|(s, _)| *s == seat).map(|(_, l)| *l).collect();
+        let levels: Vec<Level> = asked
+            .iter()
+            .filter(|(s, _)| *s == seat)
+            .map(|(_, l)| *l)
+            .collect();
         let expected = match seat {
             Seat::Red => Level::Easy,
             Seat::Green => Level::Hard,
@@ -175,7 +195,12 @@ async fn each_seat_is_played_at_its_level() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_real_hard_player_searches_for_a_hard_seat() {
     let pool = BotPool::new(fast_bots());
-    let room = spawn(GameKind::Fourchess, json!({}), room_config(Duration::from_secs(60), Duration::ZERO), pool.clone());
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        room_config(Duration::from_secs(60), Duration::ZERO),
+        pool.clone(),
+    );
     for seat in Seat::ALL {
         room.seat_cpu("host".into(), seat, 3).await.unwrap();
     }
@@ -187,7 +212,10 @@ async fn the_real_hard_player_searches_for_a_hard_seat() {
     }
     let stats = pool.stats();
     assert!(stats.searched(Level::Hard) >= 8);
-    assert_eq!(stats.searched(Level::Medium) + stats.searched(Level::Easy), 0);
+    assert_eq!(
+        stats.searched(Level::Medium) + stats.searched(Level::Easy),
+        0
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -213,7 +241,9 @@ async fn a_result_for_a_changed_state_is_discarded() {
             break view.legal.expect("legal moves shown");
         }
     };
-    room.act(conn.conn, 1, Some(legal[0].clone())).await.unwrap();
+    room.act(conn.conn, 1, Some(legal[0].clone()))
+        .await
+        .unwrap();
     let (seat, by, _) = next_acted(&mut watcher).await;
     assert_eq!((seat, by), (Seat::Red, Actor::Human));
     // Now the CPU's answer for the old state arrives: it must not be played.
@@ -246,7 +276,12 @@ async fn a_full_pool_queue_does_not_stall_a_room() {
     until(|| gate.calls.load(Ordering::SeqCst) == 1).await;
     let _queued = pool.submit(job);
 
-    let room = spawn(GameKind::Fourchess, json!({}), room_config(Duration::from_secs(60), Duration::ZERO), pool.clone());
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        room_config(Duration::from_secs(60), Duration::ZERO),
+        pool.clone(),
+    );
     let mut rx = watch(&room).await;
     room.start("host".into(), false).await.unwrap();
     for _ in 0..20 {
@@ -254,7 +289,11 @@ async fn a_full_pool_queue_does_not_stall_a_room() {
         assert_eq!(by, Actor::Cpu);
     }
     assert!(pool.stats().queue_full.load(Ordering::Relaxed) >= 20);
-    assert_eq!(gate.calls.load(Ordering::SeqCst), 1, "the jammed thread took nothing more");
+    assert_eq!(
+        gate.calls.load(Ordering::SeqCst),
+        1,
+        "the jammed thread took nothing more"
+    );
     gate.release();
 }
 
@@ -262,7 +301,12 @@ async fn a_full_pool_queue_does_not_stall_a_room() {
 async fn a_chaturaji_turn_is_one_plan_played_an_action_at_a_time() {
     let delay = Duration::from_millis(15);
     let pool = BotPool::with_thinker(fast_bots(), Arc::new(BotsThinker));
-    let room = spawn(GameKind::Chaturaji, json!({}), room_config(Duration::from_secs(60), delay), pool.clone());
+    let room = spawn(
+        GameKind::Chaturaji,
+        json!({}),
+        room_config(Duration::from_secs(60), delay),
+        pool.clone(),
+    );
     let mut rx = watch(&room).await;
     room.start("host".into(), false).await.unwrap();
     // Follow the game for a while: every CPU action comes at least the pause after the event
@@ -274,7 +318,11 @@ async fn a_chaturaji_turn_is_one_plan_played_an_action_at_a_time() {
         let ServerMsg::Event(e) = msg else { continue };
         let now = Instant::now();
         if let Event::Acted { by: Actor::Cpu, .. } = e.event {
-            assert!(now - last >= delay - Duration::from_millis(1), "{:?}", now - last);
+            assert!(
+                now - last >= delay - Duration::from_millis(1),
+                "{:?}",
+                now - last
+            );
             cpu_actions += 1;
         }
         if matches!(e.event, Event::GameOver { .. }) {
@@ -284,5 +332,8 @@ async fn a_chaturaji_turn_is_one_plan_played_an_action_at_a_time() {
     }
     let decisions = pool.stats().searched(Level::Medium);
     assert!(decisions > 0);
-    assert!(decisions < cpu_actions, "{decisions} decisions for {cpu_actions} CPU actions: plans are reused");
+    assert!(
+        decisions < cpu_actions,
+        "{decisions} decisions for {cpu_actions} CPU actions: plans are reused"
+    );
 }
