@@ -63,6 +63,10 @@ struct Args {
     /// Level of the CPU players in the CPU rooms (1 easy, 2 medium, 3 hard).
     #[arg(long, default_value_t = 2)]
     cpu_level: u8,
+    /// Let every room act at the same instant of each cadence period (how earlier versions of this
+    /// generator scheduled: a burst every period instead of an even rate). For comparison only.
+    #[arg(long)]
+    aligned: bool,
     /// Internal: this process is one of `--procs` children; its first room's global index.
     #[arg(long, hide = true)]
     child_offset: Option<usize>,
@@ -386,7 +390,11 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     let total = args.total_rooms.unwrap_or(args.rooms).max(1);
     let cadence = Duration::from_millis(args.cadence_ms);
     for (i, slot) in p.slots.iter().enumerate() {
-        let phase = cadence.mul_f64(((offset + i) % total) as f64 / total as f64);
+        let phase = if args.aligned {
+            Duration::ZERO
+        } else {
+            cadence.mul_f64(((offset + i) % total) as f64 / total as f64)
+        };
         *slot.lock().expect("not poisoned") = began + phase;
     }
     for (room, host_token, _) in &p.rooms {
@@ -463,6 +471,7 @@ fn run_children(args: &Args, rss: impl FnOnce()) -> anyhow::Result<Report> {
                 "--total-rooms",
                 &args.rooms.to_string(),
             ])
+            .args(args.aligned.then_some("--aligned"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()?;
