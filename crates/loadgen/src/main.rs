@@ -2,14 +2,24 @@
 //! legal moves (picked from each seat's `view`) at a set cadence per room, and reports connections held,
 //! actions per second, act→event latency percentiles and the server's memory per connection.
 //!
-//! Bounded: it stops after `--seconds` (and every connection it opened closes). The per-process open
-//! file limit caps one process near 20,000 sockets, so run several processes (each with its own rooms)
-//! to go past a few thousand connections: the server counts them all.
+//! Bounded: it stops after `--seconds` (and every connection it opened closes). One process may hold
+//! at most 20,000 open files, so `--procs N` runs N copies of itself (each with its share of the
+//! rooms): they connect, report `ready`, and start playing together when the parent says `go`, so the
+//! server's memory is measured with every connection held; the parent merges their reports.
+//!
+//! Measuring notes: the rooms' cadences are spread evenly over the cadence period (all rooms acting
+//! in the same millisecond would measure a burst, not a rate), and every seat keeps its own latency
+//! samples (no shared lock on the measuring path).
+//!
+//! `--cpu-rooms M` also opens M rooms of four CPU players (no connections) and starts them, to
+//! measure humans' latency while bots think beside them.
 #![forbid(unsafe_code)]
 
+use std::io::{BufRead, Write};
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -18,10 +28,9 @@ use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::Mutex;
 use tokio_tungstenite::tungstenite::Message;
 
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(about = "Load generator for a running fourkings server (loopback only)")]
 struct Args {
     /// The server's address (loopback).
@@ -42,14 +51,72 @@ struct Args {
     /// The server's process id, to report its memory (VmRSS) per connection.
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Processes to spread the connections over (each may hold fewer than 20,000 files).
+    #[arg(long, default_value_t = 1)]
+    procs: usize,
+    /// Rooms of four CPU players (no connections) started beside the measured ones.
+    #[arg(long, default_value_t = 0)]
+    cpu_rooms: usize,
+    /// Game of the CPU rooms.
+    #[arg(long, default_value = "chaturaji")]
+    cpu_game: String,
+    /// Level of the CPU players in the CPU rooms (1 easy, 2 medium, 3 hard).
+    #[arg(long, default_value_t = 2)]
+    cpu_level: u8,
+    /// Let every room act at the same instant of each cadence period (how earlier versions of this
+    /// generator scheduled: a burst every period instead of an even rate). For comparison only.
+    #[arg(long)]
+    aligned: bool,
+    /// Internal: this process is one of `--procs` children; its first room's global index.
+    #[arg(long, hide = true)]
+    child_offset: Option<usize>,
+    /// Internal: total rooms over all children (to spread the cadences).
+    #[arg(long, hide = true)]
+    total_rooms: Option<usize>,
+}
+
+/// What one process measured.
+#[derive(Debug, Default)]
+struct Report {
+    held: usize,
+    actions: u64,
+    errors: u64,
+    elapsed: f64,
+    latencies_us: Vec<u64>,
+}
+
+impl Report {
+    fn to_json(&self) -> Value {
+        json!({"held": self.held, "actions": self.actions, "errors": self.errors,
+               "elapsed": self.elapsed, "latencies_us": self.latencies_us})
+    }
+
+    fn from_json(v: &Value) -> Report {
+        Report {
+            held: v["held"].as_u64().unwrap_or(0) as usize,
+            actions: v["actions"].as_u64().unwrap_or(0),
+            errors: v["errors"].as_u64().unwrap_or(0),
+            elapsed: v["elapsed"].as_f64().unwrap_or(0.0),
+            latencies_us: v["latencies_us"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn merge(&mut self, other: Report) {
+        self.held += other.held;
+        self.actions += other.actions;
+        self.errors += other.errors;
+        self.elapsed = self.elapsed.max(other.elapsed);
+        self.latencies_us.extend(other.latencies_us);
+    }
 }
 
 #[derive(Debug, Default)]
-struct Stats {
-    actions: AtomicU64,
+struct Counters {
     connections: AtomicUsize,
     errors: AtomicU64,
-    latencies_us: Mutex<Vec<u64>>,
 }
 
 fn rss_kib(pid: u32) -> Option<u64> {
@@ -86,16 +153,20 @@ async fn http(
     Ok(serde_json::from_str(rest)?)
 }
 
-/// One seat: join, act on every current view after the room's cadence, measure act→event.
+/// When play stops; unset until the parent says go.
+type Stop = Arc<OnceLock<Instant>>;
+
+/// One seat: join, act on every current view at the room's slot, measure act→event. Returns the
+/// latencies it measured (microseconds).
 async fn seat(
     args: Arc<Args>,
-    stats: Arc<Stats>,
+    counters: Arc<Counters>,
     room: String,
     token: String,
     host_token: Option<String>,
     next_slot: Arc<Mutex<Instant>>,
-    stop: Instant,
-) -> anyhow::Result<()> {
+    stop: Stop,
+) -> anyhow::Result<Vec<u64>> {
     let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", args.addr)).await?;
     ws.send(Message::Text(
         json!({"t": "join", "room": room, "token": token})
@@ -103,23 +174,30 @@ async fn seat(
             .into(),
     ))
     .await?;
-    stats.connections.fetch_add(1, Ordering::Relaxed);
+    counters.connections.fetch_add(1, Ordering::Relaxed);
     let cadence = Duration::from_millis(args.cadence_ms);
+    let mut latencies = Vec::new();
     let mut v = 0u64;
     let mut my_seat = String::new();
-    let mut sent: Option<(u64, Instant)> = None;
+    let mut sent: Option<Instant> = None;
     let mut ack = 0u64;
     let mut view: Option<Value> = None;
     loop {
-        let remaining = stop.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
-            break;
-        }
+        let remaining = match stop.get() {
+            Some(stop) => {
+                let left = stop.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                left
+            }
+            None => Duration::from_millis(200),
+        };
         // Act when a current view is there and it is this room's slot.
         if let (Some(w), None) = (&view, &sent) {
             if w["v"].as_u64() == Some(v) {
                 let slot = {
-                    let mut next = next_slot.lock().await;
+                    let mut next = next_slot.lock().expect("not poisoned");
                     let slot = (*next).max(Instant::now());
                     *next = slot + cadence;
                     slot
@@ -130,19 +208,15 @@ async fn seat(
                 view = None;
                 if let Some(action) = action {
                     ack += 1;
-                    sent = Some((ack, Instant::now()));
-                    ws.send(Message::Text(
-                        json!({"t": "act", "ack": ack, "action": action})
-                            .to_string()
-                            .into(),
-                    ))
-                    .await?;
+                    let text = json!({"t": "act", "ack": ack, "action": action}).to_string();
+                    sent = Some(Instant::now());
+                    ws.send(Message::Text(text.into())).await?;
                 }
                 continue;
             }
         }
         let msg = match tokio::time::timeout(remaining, ws.next()).await {
-            Err(_) => break,
+            Err(_) => continue,
             Ok(None) => break,
             Ok(Some(msg)) => msg?,
         };
@@ -157,13 +231,8 @@ async fn seat(
                 v = m["v"].as_u64().unwrap_or(v);
                 let e = &m["event"];
                 if e["e"] == "acted" && e["by"] == "human" && e["seat"] == my_seat.as_str() {
-                    if let Some((_, at)) = sent.take() {
-                        stats
-                            .latencies_us
-                            .lock()
-                            .await
-                            .push(at.elapsed().as_micros() as u64);
-                        stats.actions.fetch_add(1, Ordering::Relaxed);
+                    if let Some(at) = sent.take() {
+                        latencies.push(at.elapsed().as_micros() as u64);
                     }
                 }
                 if e["e"] == "game_over" {
@@ -181,28 +250,31 @@ async fn seat(
             }
             "view" => view = Some(m),
             "error" => {
-                stats.errors.fetch_add(1, Ordering::Relaxed);
+                counters.errors.fetch_add(1, Ordering::Relaxed);
                 sent = None;
             }
             _ => {}
         }
     }
     let _ = ws.close(None).await;
-    Ok(())
+    Ok(latencies)
 }
 
-async fn open_room(args: &Args) -> anyhow::Result<(String, String, Vec<String>)> {
-    let options = if args.game == "fourchess" {
+fn room_options(game: &str) -> Value {
+    if game == "fourchess" {
         json!({"mode": "ffa"})
     } else {
         json!({})
-    };
+    }
+}
+
+async fn create_room(addr: SocketAddr, game: &str) -> anyhow::Result<(String, String)> {
     let created = http(
-        args.addr,
+        addr,
         "POST",
         "/rooms",
         None,
-        &json!({"game": args.game, "options": options}).to_string(),
+        &json!({"game": game, "options": room_options(game)}).to_string(),
     )
     .await?;
     let room = created["room"].as_str().unwrap_or_default().to_owned();
@@ -210,6 +282,11 @@ async fn open_room(args: &Args) -> anyhow::Result<(String, String, Vec<String>)>
         .as_str()
         .unwrap_or_default()
         .to_owned();
+    Ok((room, host_token))
+}
+
+async fn open_room(args: &Args) -> anyhow::Result<(String, String, Vec<String>)> {
+    let (room, host_token) = create_room(args.addr, &args.game).await?;
     let mut tokens = Vec::new();
     for i in 0..4 {
         let joined = http(
@@ -225,53 +302,102 @@ async fn open_room(args: &Args) -> anyhow::Result<(String, String, Vec<String>)>
     Ok((room, host_token, tokens))
 }
 
-fn percentile(sorted: &[u64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
+/// Rooms of four CPU players, started; returns their ids.
+async fn open_cpu_rooms(args: &Args) -> anyhow::Result<Vec<String>> {
+    let mut ids = Vec::new();
+    for _ in 0..args.cpu_rooms {
+        let (room, host_token) = create_room(args.addr, &args.cpu_game).await?;
+        for seat in ["red", "green", "yellow", "blue"] {
+            http(
+                args.addr,
+                "POST",
+                &format!("/rooms/{room}/cpu"),
+                Some(&host_token),
+                &json!({"seat": seat, "level": args.cpu_level}).to_string(),
+            )
+            .await?;
+        }
+        http(
+            args.addr,
+            "POST",
+            &format!("/rooms/{room}/start"),
+            Some(&host_token),
+            "{}",
+        )
+        .await?;
+        ids.push(room);
     }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i] as f64 / 1000.0
+    Ok(ids)
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let args = Arc::new(Args::parse());
-    anyhow::ensure!(
-        args.addr.ip().is_loopback(),
-        "the load generator only targets loopback addresses"
-    );
-    let stats = Arc::new(Stats::default());
-    let rss_before = args.server_pid.and_then(rss_kib);
-    let setup_until = Instant::now() + Duration::from_secs(args.seconds.max(1) * 4);
+/// This process's rooms, connected and waiting for the start.
+struct Prepared {
+    rooms: Vec<(String, String, Vec<String>)>,
+    slots: Vec<Arc<Mutex<Instant>>>,
+    tasks: Vec<tokio::task::JoinHandle<anyhow::Result<Vec<u64>>>>,
+    counters: Arc<Counters>,
+    stop: Stop,
+    held: usize,
+}
+
+async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
+    let setup_until = Instant::now() + Duration::from_secs(args.seconds.max(1) * 6);
     let mut rooms = Vec::new();
     for _ in 0..args.rooms {
         anyhow::ensure!(Instant::now() < setup_until, "setup took too long");
         rooms.push(open_room(&args).await?);
     }
-    let stop = Instant::now() + Duration::from_secs(args.seconds) + Duration::from_secs(5);
+    let counters = Arc::new(Counters::default());
+    let stop: Stop = Arc::new(OnceLock::new());
     let mut tasks = Vec::new();
+    let mut slots = Vec::new();
     for (room, host_token, tokens) in &rooms {
         let slot = Arc::new(Mutex::new(Instant::now()));
+        slots.push(slot.clone());
         for (i, token) in tokens.iter().enumerate() {
             tasks.push(tokio::spawn(seat(
                 args.clone(),
-                stats.clone(),
+                counters.clone(),
                 room.clone(),
                 token.clone(),
                 (i == 0).then(|| host_token.clone()),
                 slot.clone(),
-                stop,
+                stop.clone(),
             )));
         }
     }
-    // Start every room once its seats are connected.
-    while stats.connections.load(Ordering::Relaxed) < rooms.len() * 4 && Instant::now() < stop {
+    while counters.connections.load(Ordering::Relaxed) < rooms.len() * 4
+        && Instant::now() < setup_until
+    {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let held = stats.connections.load(Ordering::Relaxed);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let rss_held = args.server_pid.and_then(rss_kib);
-    for (room, host_token, _) in &rooms {
+    let held = counters.connections.load(Ordering::Relaxed);
+    Ok(Prepared {
+        rooms,
+        slots,
+        tasks,
+        counters,
+        stop,
+        held,
+    })
+}
+
+async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
+    let began = Instant::now();
+    let _ = p.stop.set(began + Duration::from_secs(args.seconds));
+    // Spread the rooms' first actions evenly over one cadence period, across all processes.
+    let offset = args.child_offset.unwrap_or(0);
+    let total = args.total_rooms.unwrap_or(args.rooms).max(1);
+    let cadence = Duration::from_millis(args.cadence_ms);
+    for (i, slot) in p.slots.iter().enumerate() {
+        let phase = if args.aligned {
+            Duration::ZERO
+        } else {
+            cadence.mul_f64(((offset + i) % total) as f64 / total as f64)
+        };
+        *slot.lock().expect("not poisoned") = began + phase;
+    }
+    for (room, host_token, _) in &p.rooms {
         http(
             args.addr,
             "POST",
@@ -281,33 +407,171 @@ async fn main() -> anyhow::Result<()> {
         )
         .await?;
     }
-    let began = Instant::now();
-    stats.latencies_us.lock().await.clear();
-    stats.actions.store(0, Ordering::Relaxed);
-    for task in tasks {
-        let _ = task.await;
+    let mut report = Report {
+        held: p.held,
+        ..Report::default()
+    };
+    for task in p.tasks {
+        if let Ok(Ok(latencies)) = task.await {
+            report.latencies_us.extend(latencies);
+        }
     }
-    let elapsed = began.elapsed().as_secs_f64();
-    let mut lat = std::mem::take(&mut *stats.latencies_us.lock().await);
-    lat.sort_unstable();
-    let actions = stats.actions.load(Ordering::Relaxed);
-    println!("rooms {}  connections held {held}", rooms.len());
+    report.elapsed = began.elapsed().as_secs_f64();
+    report.actions = report.latencies_us.len() as u64;
+    report.errors = p.counters.errors.load(Ordering::Relaxed);
+    Ok(report)
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i] as f64 / 1000.0
+}
+
+/// A child: prepare, say `ready <held>`, wait for `go` on stdin, play, print `report <json>`.
+async fn child(args: Arc<Args>) -> anyhow::Result<()> {
+    let prepared = prepare(args.clone()).await?;
+    println!("ready {}", prepared.held);
+    std::io::stdout().flush()?;
+    let line = tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).map(|_| line)
+    })
+    .await??;
+    anyhow::ensure!(line.trim() == "go", "expected `go`, got {line:?}");
+    let report = play(&args, prepared).await?;
+    println!("report {}", report.to_json());
+    Ok(())
+}
+
+/// Run `procs` children over the rooms; every child's report merged.
+fn run_children(args: &Args, rss: impl FnOnce()) -> anyhow::Result<Report> {
+    let procs = args.procs.max(1);
+    let exe = std::env::current_exe()?;
+    let mut children = Vec::new();
+    let mut offset = 0;
+    for i in 0..procs {
+        let rooms = args.rooms / procs + usize::from(i < args.rooms % procs);
+        let child = Command::new(&exe)
+            .args([
+                "--addr",
+                &args.addr.to_string(),
+                "--rooms",
+                &rooms.to_string(),
+                "--cadence-ms",
+                &args.cadence_ms.to_string(),
+                "--seconds",
+                &args.seconds.to_string(),
+                "--game",
+                &args.game,
+                "--child-offset",
+                &offset.to_string(),
+                "--total-rooms",
+                &args.rooms.to_string(),
+            ])
+            .args(args.aligned.then_some("--aligned"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()?;
+        offset += rooms;
+        children.push(child);
+    }
+    let mut outputs = Vec::new();
+    for child in &mut children {
+        let stdout = child.stdout.take().expect("piped");
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let ready = lines
+            .next()
+            .transpose()?
+            .ok_or_else(|| anyhow::anyhow!("a child ended early"))?;
+        anyhow::ensure!(ready.starts_with("ready "), "child said {ready:?}");
+        outputs.push(lines);
+    }
+    // Every connection of every child is held now.
+    rss();
+    for child in &mut children {
+        writeln!(child.stdin.as_mut().expect("piped"), "go")?;
+    }
+    let mut report = Report::default();
+    for lines in &mut outputs {
+        for line in lines.by_ref() {
+            if let Some(json) = line?.strip_prefix("report ") {
+                report.merge(Report::from_json(&serde_json::from_str(json)?));
+            }
+        }
+    }
+    for mut child in children {
+        anyhow::ensure!(child.wait()?.success(), "a child failed");
+    }
+    Ok(report)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Arc::new(Args::parse());
+    anyhow::ensure!(
+        args.addr.ip().is_loopback(),
+        "the load generator only targets loopback addresses"
+    );
+    if args.child_offset.is_some() {
+        return child(args).await;
+    }
+    let cpu_rooms = open_cpu_rooms(&args).await?;
+    let rss_before = args.server_pid.and_then(rss_kib);
+    let mut rss_held = None;
+    let mut report = if args.procs > 1 {
+        let args = args.clone();
+        let held = &mut rss_held;
+        tokio::task::block_in_place(|| {
+            run_children(&args, || *held = args.server_pid.and_then(rss_kib))
+        })?
+    } else {
+        let prepared = prepare(args.clone()).await?;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        rss_held = args.server_pid.and_then(rss_kib);
+        play(&args, prepared).await?
+    };
+    let mut cpu_playing = 0;
+    for room in &cpu_rooms {
+        let info = http(args.addr, "GET", &format!("/rooms/{room}"), None, "").await?;
+        cpu_playing += usize::from(info["phase"] == "playing");
+    }
+    report.latencies_us.sort_unstable();
+    let lat = &report.latencies_us;
     println!(
-        "actions {actions} in {elapsed:.1} s = {:.1} actions/s  (errors {})",
-        actions as f64 / elapsed,
-        stats.errors.load(Ordering::Relaxed)
+        "rooms {}  connections held {}  (processes {})",
+        args.rooms,
+        report.held,
+        args.procs.max(1)
+    );
+    if !cpu_rooms.is_empty() {
+        println!(
+            "CPU rooms {} ({} level {}), still playing at the end: {cpu_playing}",
+            cpu_rooms.len(),
+            args.cpu_game,
+            args.cpu_level
+        );
+    }
+    println!(
+        "actions {} in {:.1} s = {:.1} actions/s  (errors {})",
+        report.actions,
+        report.elapsed,
+        report.actions as f64 / report.elapsed.max(1e-9),
+        report.errors
     );
     println!(
         "act->event latency ms: p50 {:.2}  p95 {:.2}  p99 {:.2}  max {:.2}",
-        percentile(&lat, 0.50),
-        percentile(&lat, 0.95),
-        percentile(&lat, 0.99),
-        percentile(&lat, 1.0)
+        percentile(lat, 0.50),
+        percentile(lat, 0.95),
+        percentile(lat, 0.99),
+        percentile(lat, 1.0)
     );
     if let (Some(before), Some(after)) = (rss_before, rss_held) {
         println!(
             "server RSS {before} KiB -> {after} KiB with the connections held: {:.1} KiB per connection",
-            (after.saturating_sub(before)) as f64 / held.max(1) as f64
+            (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
         );
     }
     Ok(())

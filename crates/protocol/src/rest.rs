@@ -74,12 +74,37 @@ pub struct Joined {
 pub struct SeatCpu {
     #[schema(value_type = String, example = "green")]
     pub seat: crate::Seat,
-    #[serde(default = "default_level")]
+    /// 1 easy, 2 medium, 3 hard; the names `"easy"`, `"medium"`, `"hard"` are accepted too (the
+    /// answer always shows the number).
+    #[serde(default = "default_level", deserialize_with = "cpu_level")]
+    #[schema(value_type = u8, example = 3)]
     pub level: u8,
 }
 
 fn default_level() -> u8 {
-    1
+    2
+}
+
+/// A CPU level as a number or as its name. Numbers pass as they are (the room checks the range);
+/// unknown names are refused here.
+fn cpu_level<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum NumberOrName {
+        Number(u8),
+        Name(String),
+    }
+    match NumberOrName::deserialize(d)? {
+        NumberOrName::Number(n) => Ok(n),
+        NumberOrName::Name(name) => match name.as_str() {
+            "easy" => Ok(1),
+            "medium" => Ok(2),
+            "hard" => Ok(3),
+            _ => Err(serde::de::Error::custom(format!(
+                "unknown CPU level `{name}` (1..=3, easy, medium, hard)"
+            ))),
+        },
+    }
 }
 
 /// Where a room is in its life.
@@ -137,4 +162,20 @@ pub struct ApiErrorBody {
 pub struct Health {
     pub status: String,
     pub rooms: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_levels_are_numbers_or_names() {
+        let level = |body: &str| serde_json::from_str::<SeatCpu>(body).map(|s| s.level);
+        assert_eq!(level(r#"{"seat":"red","level":3}"#).unwrap(), 3);
+        assert_eq!(level(r#"{"seat":"red","level":"hard"}"#).unwrap(), 3);
+        assert_eq!(level(r#"{"seat":"red","level":"easy"}"#).unwrap(), 1);
+        assert_eq!(level(r#"{"seat":"red"}"#).unwrap(), 2, "medium by default");
+        assert!(level(r#"{"seat":"red","level":"expert"}"#).is_err());
+        assert!(level(r#"{"seat":"red","level":-1}"#).is_err());
+    }
 }

@@ -17,7 +17,8 @@ use protocol::{
     Joined, Phase, RoomInfo, Seat, SeatView, ServerMsg, Snapshot,
 };
 
-use crate::bot::Bot;
+use crate::bot::level_of;
+use crate::bot_pool::{BotPool, Job, Thought};
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
 use crate::handle::{Cmd, Connected, Reply, RoomError, RoomHandle};
@@ -33,7 +34,7 @@ pub fn spawn(
     host_token: String,
     config: Arc<RoomConfig>,
     log: Box<dyn ActionLog>,
-    bot: Arc<dyn Bot>,
+    bot: Arc<BotPool>,
 ) -> RoomHandle {
     let (tx, rx) = mpsc::channel(config.commands.max(1));
     let id: Arc<str> = Arc::from(id);
@@ -80,7 +81,17 @@ struct Running {
     timed_out: bool,
     /// The event version a CPU move is being computed for.
     bot_pending: Option<u64>,
+    /// The rest of a CPU turn already decided (Chaturaji plans whole turns), valid only while the
+    /// room is still at the event version it was made for.
+    plan: Option<BotPlan>,
     over: bool,
+}
+
+/// The remaining actions of a CPU turn, for the state at version `v`.
+struct BotPlan {
+    v: u64,
+    seat: Seat,
+    actions: Vec<TableAction>,
 }
 
 struct Room {
@@ -89,7 +100,7 @@ struct Room {
     host_token: String,
     config: Arc<RoomConfig>,
     log: Box<dyn ActionLog>,
-    bot: Arc<dyn Bot>,
+    bot: Arc<BotPool>,
     /// To send CPU moves back to ourselves without keeping the room alive.
     me: mpsc::WeakSender<Cmd>,
     v: u64,
@@ -183,7 +194,7 @@ impl Room {
             } => self.connect(token, last_v, outbox, reply),
             Cmd::Disconnect { conn } => self.disconnect(conn),
             Cmd::Act { conn, ack, action } => self.human_act(conn, ack, action),
-            Cmd::BotMove { v, seat, action } => self.bot_move(v, seat, action),
+            Cmd::BotMove { v, seat, actions } => self.bot_move(v, seat, actions),
         }
     }
 
@@ -330,11 +341,12 @@ impl Room {
                 details,
             },
         )?;
-        // Every empty seat gets a CPU player.
+        // Every empty seat gets a CPU player (medium unless configured otherwise).
+        let level = self.bot.config().fill_level;
         for seat in Seat::ALL {
             if matches!(self.seats[seat.index()], SeatState::Empty) {
-                self.seats[seat.index()] = SeatState::Cpu { level: 1 };
-                self.emit(Event::CpuSeated { seat, level: 1 });
+                self.seats[seat.index()] = SeatState::Cpu { level };
+                self.emit(Event::CpuSeated { seat, level });
             }
         }
         let dice = game.dice_faces().map(|_| DiceStream::from_os());
@@ -348,6 +360,7 @@ impl Room {
             deadline: None,
             timed_out: false,
             bot_pending: None,
+            plan: None,
             over: false,
         });
         self.refresh_turn();
@@ -550,7 +563,8 @@ impl Room {
         Ok(())
     }
 
-    fn bot_move(&mut self, v: u64, seat: Seat, action: Option<TableAction>) {
+    /// A CPU decision (or the next step of a decided turn) arrives for the state at version `v`.
+    fn bot_move(&mut self, v: u64, seat: Seat, actions: Vec<TableAction>) {
         let Some(running) = self.game.as_mut() else {
             return;
         };
@@ -559,15 +573,34 @@ impl Room {
         }
         // A move computed for an older state is stale: something happened since.
         if v != self.v || running.over || running.game.to_act() != Some(seat) {
+            self.bot
+                .stats()
+                .stale
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tracing::debug!(room = %self.id, %seat, v, now = self.v, "stale CPU move discarded");
             self.drive();
             return;
         }
-        match action {
-            Some(action) => {
-                if let Err(e) = self.play(seat, Actor::Cpu, action) {
+        let mut actions = actions.into_iter();
+        match actions.next() {
+            Some(action) => match self.play(seat, Actor::Cpu, action) {
+                Ok(_) => {
+                    // The rest of the turn is played one action at a time, with the CPU pause
+                    // between, while nothing else happens in the room.
+                    let rest: Vec<TableAction> = actions.collect();
+                    let v = self.v;
+                    if let Some(running) = self.game.as_mut() {
+                        running.plan = (!rest.is_empty()).then_some(BotPlan {
+                            v,
+                            seat,
+                            actions: rest,
+                        });
+                    }
+                }
+                Err(e) => {
                     tracing::error!(room = %self.id, %seat, error = %e, "the CPU chose an illegal action");
                 }
-            }
+            },
             None => tracing::error!(room = %self.id, %seat, "the CPU found no action"),
         }
         self.drive();
@@ -657,6 +690,19 @@ impl Room {
             }
     }
 
+    /// The level the CPU plays `seat` at: a CPU seat's own, or the takeover level for a human's.
+    fn cpu_level(&self, seat: Seat) -> bots::Level {
+        let wire = match &self.seats[seat.index()] {
+            SeatState::Cpu { level } => *level,
+            SeatState::Empty => self.bot.config().fill_level,
+            SeatState::Human(_) => self.bot.config().takeover_level,
+        };
+        level_of(wire).unwrap_or_default()
+    }
+
+    /// Hand the turn to the CPU when it plays the seat to act: the next step of a plan made for
+    /// this very state, or a fresh decision from the pool. Either way the move is sent back to the
+    /// room after the CPU pause (thinking overlaps the pause) and checked for staleness there.
     fn schedule_bot(&mut self) {
         let v = self.v;
         let Some(seat) = self
@@ -670,30 +716,42 @@ impl Room {
         if !self.cpu_in_charge(seat) {
             return;
         }
+        let level = self.cpu_level(seat);
         let running = self.game.as_mut().expect("checked");
         if running.bot_pending == Some(v) {
             return;
         }
         running.bot_pending = Some(v);
-        let game = running.game.clone();
-        let bot = self.bot.clone();
+        let planned = running
+            .plan
+            .take()
+            .filter(|p| p.v == v && p.seat == seat)
+            .map(|p| p.actions);
         let me = self.me.clone();
         let delay = self.config.cpu_delay;
-        let level = match &self.seats[seat.index()] {
-            SeatState::Cpu { level } => *level,
-            _ => 1,
+        let started = Instant::now();
+        let decision = match planned {
+            Some(actions) => Decision::Planned(actions),
+            None => Decision::Thinking(self.bot.submit(Job {
+                game: running.game.clone(),
+                seat,
+                level,
+                seed: rand::random(),
+            })),
         };
         tokio::spawn(async move {
-            if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-            // Search is CPU work: keep it off the async workers.
-            let action = tokio::task::spawn_blocking(move || bot.choose(&game, seat, level))
-                .await
-                .ok()
-                .flatten();
+            let actions = match decision {
+                Decision::Planned(actions) => actions,
+                // Every queued decision is answered (release builds abort on a panic), so an
+                // empty answer is only a safety net: the room logs it.
+                Decision::Thinking(rx) => rx
+                    .await
+                    .map(|t: Thought| t.plan.actions)
+                    .unwrap_or_default(),
+            };
+            tokio::time::sleep_until(started + delay).await;
             if let Some(me) = me.upgrade() {
-                let _ = me.send(Cmd::BotMove { v, seat, action }).await;
+                let _ = me.send(Cmd::BotMove { v, seat, actions }).await;
             }
         });
     }
@@ -879,6 +937,12 @@ impl Room {
             }),
         }
     }
+}
+
+/// Where a CPU move comes from.
+enum Decision {
+    Planned(Vec<TableAction>),
+    Thinking(tokio::sync::oneshot::Receiver<Thought>),
 }
 
 async fn sleep_until_opt(at: Option<Instant>) {

@@ -80,7 +80,8 @@ pub(crate) enum Cmd {
     BotMove {
         v: u64,
         seat: Seat,
-        action: Option<crate::game::TableAction>,
+        /// The actions to apply in order (the first now, the rest one by one after the pause).
+        actions: Vec<crate::game::TableAction>,
     },
 }
 

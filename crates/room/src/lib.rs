@@ -6,6 +6,7 @@
 
 mod actor;
 pub mod bot;
+pub mod bot_pool;
 pub mod dice;
 pub mod game;
 mod handle;

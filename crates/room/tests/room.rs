@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use protocol::{GameKind, TurnTime};
-use room::bot::SimpleBot;
+use room::bot::BotConfig;
+use room::bot_pool::BotPool;
 use room::game::TableGame;
 use room::log::MemoryLog;
 use room::{RoomConfig, RoomSettings};
@@ -44,7 +45,13 @@ async fn a_connection_that_does_not_read_is_dropped_and_the_room_goes_on() {
         "host".into(),
         config(),
         Box::new(MemoryLog::default()),
-        Arc::new(SimpleBot),
+        BotPool::new(BotConfig {
+            easy: Duration::from_millis(2),
+            medium: Duration::from_millis(2),
+            hard: Duration::from_millis(2),
+            workers: 1,
+            ..BotConfig::default()
+        }),
     );
     let joined = room.join("Ann".into()).await.unwrap();
     // Ann's connection has room for two frames and is never read.

@@ -8,7 +8,7 @@ use axum::routing::{get, post, put};
 use tokio::net::TcpListener;
 
 use room::RoomConfig;
-use room::bot::{Bot, SimpleBot};
+use room::bot_pool::BotPool;
 
 use crate::config::Config;
 use crate::registry::Registry;
@@ -20,7 +20,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub room_config: Arc<RoomConfig>,
     pub registry: Arc<Registry>,
-    pub bot: Arc<dyn Bot>,
+    /// The CPU players' worker pool, shared by every room.
+    pub bot: Arc<BotPool>,
     /// Base of invite links, e.g. `http://127.0.0.1:8080`.
     pub base_url: Arc<str>,
 }
@@ -61,11 +62,12 @@ impl Application {
             config.server.public_url.trim_end_matches('/').to_owned()
         };
         let public_url = base_url.clone();
+        let bot = BotPool::new(config.bot_config());
         let state = AppState {
             room_config: Arc::new(config.room_config()),
             config: Arc::new(config),
             registry: Arc::new(Registry::default()),
-            bot: Arc::new(SimpleBot),
+            bot,
             base_url: base_url.into(),
         };
         Ok(Application {

@@ -17,6 +17,7 @@ pub struct Config {
     pub limits: LimitsSection,
     pub timers: TimersSection,
     pub rooms: RoomsSection,
+    pub bots: BotsSection,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -55,6 +56,21 @@ pub struct RoomsSection {
     pub idle_close_ms: u64,
 }
 
+/// CPU players: think-time caps per level, the worker pool, and the levels used by default.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotsSection {
+    pub easy_ms: u64,
+    pub medium_ms: u64,
+    pub hard_ms: u64,
+    /// Pool threads; 0 = cores minus one (at least one).
+    pub workers: usize,
+    pub queue: usize,
+    pub max_wait_ms: u64,
+    pub fill_level: u8,
+    pub takeover_level: u8,
+}
+
 impl Config {
     /// Defaults, then `file` if given, then the environment.
     pub fn load(file: Option<&std::path::Path>) -> Result<Config, Box<figment::Error>> {
@@ -73,6 +89,24 @@ impl Config {
         Figment::from(Toml::string(DEFAULT_TOML))
             .extract()
             .expect("config/default.toml is valid")
+    }
+
+    pub fn bot_config(&self) -> room::bot::BotConfig {
+        let b = &self.bots;
+        room::bot::BotConfig {
+            easy: Duration::from_millis(b.easy_ms),
+            medium: Duration::from_millis(b.medium_ms),
+            hard: Duration::from_millis(b.hard_ms),
+            workers: match b.workers {
+                0 => room::bot::default_workers(),
+                n => n,
+            },
+            queue: b.queue,
+            max_wait: Duration::from_millis(b.max_wait_ms),
+            // Out-of-range levels are read as the nearest valid one rather than refused here.
+            fill_level: b.fill_level.clamp(1, room::bot::MAX_LEVEL),
+            takeover_level: b.takeover_level.clamp(1, room::bot::MAX_LEVEL),
+        }
     }
 
     pub fn room_config(&self) -> room::RoomConfig {
@@ -98,6 +132,10 @@ mod tests {
     fn defaults_parse_and_environment_overrides() {
         let config = Config::defaults();
         assert_eq!(config.limits.max_frame_bytes, 4096);
+        let bots = config.bot_config();
+        assert_eq!(bots.medium, Duration::from_millis(300));
+        assert_eq!(bots.fill_level, 2);
+        assert!(bots.workers >= 1);
         figment::Jail::expect_with(|jail| {
             jail.set_env("FOURKINGS_TIMERS__GRACE_MS", "1234");
             jail.set_env("FOURKINGS_SERVER__LISTEN", "127.0.0.1:0");

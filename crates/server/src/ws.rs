@@ -130,7 +130,9 @@ impl Connection {
                     if limiter.check().is_err() {
                         break Some((CLOSE_POLICY, "rate limit exceeded"));
                     }
-                    if let Some(reply) = self.on_text(data.as_str(), &mut outbox).await {
+                    // Boxed: joining awaits the room, and that state would otherwise be part of
+                    // every idle connection's task for its whole life.
+                    if let Some(reply) = Box::pin(self.on_text(data.as_str(), &mut outbox)).await {
                         if sink.send(reply).await.is_err() {
                             break None;
                         }

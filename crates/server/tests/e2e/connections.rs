@@ -273,7 +273,7 @@ async fn spectators_watch_without_a_seat() {
     let welcome = late.join(&room, None, None).await;
     assert!(welcome["seat"].is_null());
     let snapshot: protocol::Snapshot = serde_json::from_value(welcome["snapshot"].clone()).unwrap();
-    assert_eq!(snapshot.room.seats[0], protocol::Occupant::Cpu { level: 1 });
+    assert_eq!(snapshot.room.seats[0], protocol::Occupant::Cpu { level: 2 });
     assert!(snapshot.game.is_some());
     if snapshot.room.phase == protocol::Phase::Finished {
         assert!(snapshot.game.unwrap().outcome.is_some());

@@ -164,18 +164,19 @@ async fn only_the_host_changes_the_room() {
         addr,
         &format!("/rooms/{room}/cpu"),
         Some(&host_token),
-        json!({"seat": "yellow", "level": 2}),
+        json!({"seat": "yellow", "level": "hard"}),
     )
     .await;
     assert_eq!(status, 200);
-    assert_eq!(info["seats"][2], json!({"kind": "cpu", "level": 2}));
+    // Levels may be given by name; answers carry the number.
+    assert_eq!(info["seats"][2], json!({"kind": "cpu", "level": 3}));
 
     let (status, info) = host(addr, &room, "start", &host_token).await;
     assert_eq!(status, 200, "{info}");
     assert_eq!(info["phase"], "playing");
     // Every empty seat got a CPU player.
-    assert_eq!(info["seats"][1], json!({"kind": "cpu", "level": 1}));
-    assert_eq!(info["seats"][3], json!({"kind": "cpu", "level": 1}));
+    assert_eq!(info["seats"][1], json!({"kind": "cpu", "level": 2}));
+    assert_eq!(info["seats"][3], json!({"kind": "cpu", "level": 2}));
     let (status, body) = http(addr, "PUT", &path, Some(&host_token), Some(&change)).await;
     assert_eq!(
         (status, &body["error"]["code"]),

@@ -23,6 +23,10 @@ pub fn test_config() -> Config {
     // Server pings would keep a stuck test's reads alive; keep them out of the way.
     config.timers.ping_interval_ms = 60_000;
     config.timers.idle_timeout_ms = 180_000;
+    // Quick CPU players: the levels keep their algorithms, with tiny budgets.
+    config.bots.easy_ms = 2;
+    config.bots.medium_ms = 2;
+    config.bots.hard_ms = 2;
     config
 }
 

@@ -1,0 +1,352 @@
+//! The bounded pool of threads on which CPU players search, off the async runtime.
+//!
+//! Why dedicated threads: a search takes up to a second of CPU; on tokio's workers (or its blocking
+//! pool, which grows without bound) it would compete with the socket I/O of every human. The pool has
+//! a fixed number of threads (cores minus one by default) and a bounded queue, and its threads run at
+//! a lower scheduling priority (nice 10), so on a saturated machine the kernel serves the runtime's
+//! threads first and a human's act→event path is not delayed by bots.
+//!
+//! Back-pressure policy: a room never waits for the pool. When the queue is full, [`BotPool::submit`]
+//! computes a greedy plan on the spot (microseconds); a queued decision that waited longer than
+//! `max_wait` is answered greedily by the worker that picks it up. Under overload the CPU players
+//! get weaker, never slower. Results go back through a oneshot channel; the room discards a result
+//! computed for a state that has changed since (see the room actor).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bots::Level;
+use protocol::Seat;
+use tokio::sync::oneshot;
+
+use crate::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
+use crate::game::TableGame;
+
+/// One decision to make.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub game: TableGame,
+    pub seat: Seat,
+    pub level: Level,
+    /// Drives the bot's tie-breaks (bots have no randomness of their own).
+    pub seed: u64,
+}
+
+/// A decision made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thought {
+    pub plan: Plan,
+    /// The level that actually decided: the one asked for, or `Greedy` under overload.
+    pub level: Level,
+    /// Time spent thinking (not waiting in the queue).
+    pub took: Duration,
+}
+
+/// Counters for tests, logs and benchmarks (the metrics facade gets the same figures).
+#[derive(Debug, Default)]
+pub struct PoolStats {
+    /// Decisions made on the pool, per level asked for (index: position in [`Level::ALL`]).
+    pub searched: [AtomicU64; 5],
+    /// Decisions answered greedily because the queue was full.
+    pub queue_full: AtomicU64,
+    /// Decisions answered greedily because they waited past `max_wait`.
+    pub waited_too_long: AtomicU64,
+    /// Decisions that went over their think-time cap by more than 10%.
+    pub over_budget: AtomicU64,
+    /// Results discarded by rooms because the state had changed (counted by the rooms).
+    pub stale: AtomicU64,
+}
+
+impl PoolStats {
+    pub fn searched(&self, level: Level) -> u64 {
+        self.searched[level_index(level)].load(Ordering::Relaxed)
+    }
+}
+
+fn level_index(level: Level) -> usize {
+    Level::ALL
+        .iter()
+        .position(|l| *l == level)
+        .expect("every level is in ALL")
+}
+
+struct Task {
+    job: Job,
+    queued: Instant,
+    reply: oneshot::Sender<Thought>,
+}
+
+/// The pool. Dropping the last handle closes the queue; the threads finish their decision and exit.
+#[derive(Debug)]
+pub struct BotPool {
+    queue: SyncSender<Task>,
+    config: BotConfig,
+    stats: Arc<PoolStats>,
+}
+
+impl BotPool {
+    /// A pool of the `bots` crate's players.
+    pub fn new(config: BotConfig) -> Arc<BotPool> {
+        BotPool::with_thinker(config, Arc::new(BotsThinker))
+    }
+
+    /// A pool whose threads use `thinker` (tests pass instrumented ones).
+    pub fn with_thinker(config: BotConfig, thinker: Arc<dyn Thinker>) -> Arc<BotPool> {
+        let (queue, rx) = sync_channel::<Task>(config.queue.max(1));
+        let rx = Arc::new(Mutex::new(rx));
+        let stats = Arc::new(PoolStats::default());
+        for i in 0..config.workers.max(1) {
+            let worker = Worker {
+                rx: rx.clone(),
+                thinker: thinker.clone(),
+                config: config.clone(),
+                stats: stats.clone(),
+            };
+            std::thread::Builder::new()
+                .name(format!("bot-{i}"))
+                .spawn(move || worker.run())
+                .expect("the OS starts a bot thread");
+        }
+        Arc::new(BotPool {
+            queue,
+            config,
+            stats,
+        })
+    }
+
+    pub fn config(&self) -> &BotConfig {
+        &self.config
+    }
+
+    pub fn stats(&self) -> &PoolStats {
+        &self.stats
+    }
+
+    /// Ask for a decision. Never blocks: the answer arrives on the returned channel, from a pool
+    /// thread, or at once (greedy) when the queue is full.
+    pub fn submit(&self, job: Job) -> oneshot::Receiver<Thought> {
+        let (reply, rx) = oneshot::channel();
+        let task = Task {
+            job,
+            queued: Instant::now(),
+            reply,
+        };
+        match self.queue.try_send(task) {
+            Ok(()) => {}
+            Err(TrySendError::Full(task) | TrySendError::Disconnected(task)) => {
+                self.stats.queue_full.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!("fourkings_bot_overload_total", "reason" => "queue_full")
+                    .increment(1);
+                let _ = task.reply.send(greedy(&task.job));
+            }
+        }
+        rx
+    }
+}
+
+fn greedy(job: &Job) -> Thought {
+    let start = Instant::now();
+    let plan = greedy_plan(&job.game, job.seat, job.seed);
+    Thought {
+        plan,
+        level: Level::Greedy,
+        took: start.elapsed(),
+    }
+}
+
+struct Worker {
+    rx: Arc<Mutex<Receiver<Task>>>,
+    thinker: Arc<dyn Thinker>,
+    config: BotConfig,
+    stats: Arc<PoolStats>,
+}
+
+impl Worker {
+    fn run(self) {
+        lower_priority();
+        loop {
+            // Hold the lock only to take one task; a poisoned lock means another worker panicked
+            // inside `recv`, which cannot happen, but the queue itself is still sound.
+            let task = {
+                let rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+                rx.recv()
+            };
+            let Ok(task) = task else {
+                return; // the pool is gone
+            };
+            if task.reply.is_closed() {
+                continue; // the room closed meanwhile
+            }
+            let thought = if task.queued.elapsed() > self.config.max_wait {
+                self.stats.waited_too_long.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!("fourkings_bot_overload_total", "reason" => "waited")
+                    .increment(1);
+                greedy(&task.job)
+            } else {
+                self.think(&task.job)
+            };
+            let _ = task.reply.send(thought);
+        }
+    }
+
+    fn think(&self, job: &Job) -> Thought {
+        let budget = self.config.budget(job.game.kind(), job.level);
+        let start = Instant::now();
+        let clock = || start.elapsed();
+        let plan = self
+            .thinker
+            .think(&job.game, job.seat, job.level, budget, job.seed, &clock);
+        let took = start.elapsed();
+        self.stats.searched[level_index(job.level)].fetch_add(1, Ordering::Relaxed);
+        metrics::histogram!("fourkings_bot_think_seconds", "level" => job.level.name())
+            .record(took.as_secs_f64());
+        if took > budget.max_time.mul_f64(1.1) {
+            self.stats.over_budget.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                level = job.level.name(),
+                took_ms = took.as_millis() as u64,
+                cap_ms = budget.max_time.as_millis() as u64,
+                "a CPU player overshot its think time"
+            );
+        }
+        Thought {
+            plan,
+            level: job.level,
+            took,
+        }
+    }
+}
+
+/// Nice 10 for the calling thread (Linux gives each thread its own nice value): searches yield the
+/// CPU to the runtime's threads. Best effort; failing only costs the priority.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let tid = rustix::thread::gettid();
+        if let Err(e) = rustix::process::setpriority_process(Some(tid), 10) {
+            tracing::debug!(error = %e, "could not lower a bot thread's priority");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::TableAction;
+    use bots::{Budget, Clock};
+    use protocol::GameKind;
+    use serde_json::json;
+    use std::sync::Condvar;
+
+    /// Blocks every search until released; counts calls.
+    #[derive(Debug, Default)]
+    struct Gate {
+        open: Mutex<bool>,
+        cv: Condvar,
+        calls: AtomicU64,
+    }
+
+    impl Gate {
+        fn release(&self) {
+            *self.open.lock().unwrap() = true;
+            self.cv.notify_all();
+        }
+    }
+
+    impl Thinker for Gate {
+        fn think(
+            &self,
+            game: &TableGame,
+            seat: Seat,
+            _: Level,
+            _: Budget,
+            seed: u64,
+            _: &dyn Clock,
+        ) -> Plan {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let mut open = self.open.lock().unwrap();
+            while !*open {
+                open = self.cv.wait(open).unwrap();
+            }
+            greedy_plan(game, seat, seed)
+        }
+    }
+
+    fn fourchess_job(level: Level) -> Job {
+        let options = TableGame::normalize_options(GameKind::Fourchess, &json!({})).unwrap();
+        Job {
+            game: TableGame::new(GameKind::Fourchess, &options, Seat::Red).unwrap(),
+            seat: Seat::Red,
+            level,
+            seed: 3,
+        }
+    }
+
+    fn config(workers: usize, queue: usize) -> BotConfig {
+        BotConfig {
+            workers,
+            queue,
+            easy: Duration::from_millis(5),
+            medium: Duration::from_millis(5),
+            hard: Duration::from_millis(5),
+            ..BotConfig::default()
+        }
+    }
+
+    #[test]
+    fn a_full_queue_answers_greedily_at_once() {
+        let gate = Arc::new(Gate::default());
+        let pool = BotPool::with_thinker(config(1, 1), gate.clone());
+        let first = pool.submit(fourchess_job(Level::Hard)); // taken by the worker, blocked
+        while gate.calls.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        let second = pool.submit(fourchess_job(Level::Hard)); // fills the queue
+        let third = pool.submit(fourchess_job(Level::Hard)); // overflows
+        let answer = third.blocking_recv().expect("answered without the workers");
+        assert_eq!(answer.level, Level::Greedy);
+        assert_eq!(answer.plan.actions.len(), 1);
+        assert!(matches!(answer.plan.actions[0], TableAction::Fourchess(_)));
+        assert_eq!(pool.stats().queue_full.load(Ordering::Relaxed), 1);
+        gate.release();
+        assert_eq!(first.blocking_recv().unwrap().level, Level::Hard);
+        assert_eq!(second.blocking_recv().unwrap().level, Level::Hard);
+        assert_eq!(pool.stats().searched(Level::Hard), 2);
+    }
+
+    #[test]
+    fn a_decision_that_waited_too_long_is_answered_greedily() {
+        let gate = Arc::new(Gate::default());
+        let pool = BotPool::with_thinker(
+            BotConfig {
+                max_wait: Duration::from_millis(20),
+                ..config(1, 4)
+            },
+            gate.clone(),
+        );
+        let first = pool.submit(fourchess_job(Level::Medium));
+        let waiting = pool.submit(fourchess_job(Level::Medium));
+        std::thread::sleep(Duration::from_millis(60));
+        gate.release();
+        assert_eq!(first.blocking_recv().unwrap().level, Level::Medium);
+        assert_eq!(waiting.blocking_recv().unwrap().level, Level::Greedy);
+        assert_eq!(gate.calls.load(Ordering::SeqCst), 1);
+        assert_eq!(pool.stats().waited_too_long.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn the_real_players_search_on_the_pool() {
+        let pool = BotPool::new(config(1, 4));
+        let thought = pool
+            .submit(fourchess_job(Level::Hard))
+            .blocking_recv()
+            .unwrap();
+        assert_eq!(thought.level, Level::Hard);
+        assert_eq!(thought.plan.actions.len(), 1);
+        let mut game = fourchess_job(Level::Hard).game;
+        game.apply(thought.plan.actions[0].clone()).unwrap();
+        assert_eq!(pool.stats().searched(Level::Hard), 1);
+    }
+}

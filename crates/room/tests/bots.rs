@@ -1,0 +1,346 @@
+//! CPU players in a room, in-process with the real actor: which level plays which seat, stale results,
+//! a saturated pool, and Chaturaji turns played one action at a time from one plan.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use bots::{Budget, Clock, Level};
+use protocol::{Actor, Event, GameKind, Seat, ServerMsg, TurnTime};
+use room::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
+use room::bot_pool::{BotPool, Job};
+use room::game::TableGame;
+use room::log::MemoryLog;
+use room::{RoomConfig, RoomHandle, RoomSettings};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn settings(game: GameKind, options: Value) -> RoomSettings {
+    RoomSettings {
+        game,
+        options: TableGame::normalize_options(game, &options).unwrap(),
+        turn_time: TurnTime::None,
+        rated: false,
+        public: false,
+    }
+}
+
+fn room_config(grace: Duration, cpu_delay: Duration) -> Arc<RoomConfig> {
+    Arc::new(RoomConfig {
+        cpu_delay,
+        grace,
+        ..RoomConfig::default()
+    })
+}
+
+fn fast_bots() -> BotConfig {
+    BotConfig {
+        easy: Duration::from_millis(2),
+        medium: Duration::from_millis(2),
+        hard: Duration::from_millis(2),
+        workers: 1,
+        queue: 16,
+        ..BotConfig::default()
+    }
+}
+
+fn spawn(
+    game: GameKind,
+    options: Value,
+    config: Arc<RoomConfig>,
+    pool: Arc<BotPool>,
+) -> RoomHandle {
+    room::spawn(
+        "r".into(),
+        settings(game, options),
+        "host".into(),
+        config,
+        Box::new(MemoryLog::default()),
+        pool,
+    )
+}
+
+/// Watch the room as a spectator; every frame parsed.
+async fn watch(room: &RoomHandle) -> mpsc::Receiver<Arc<str>> {
+    let (tx, rx) = mpsc::channel(100_000);
+    room.connect(None, None, tx).await.unwrap();
+    rx
+}
+
+async fn next_msg(rx: &mut mpsc::Receiver<Arc<str>>) -> ServerMsg {
+    let frame = tokio::time::timeout(WAIT, rx.recv())
+        .await
+        .expect("a frame in time")
+        .expect("open");
+    serde_json::from_str(&frame).unwrap()
+}
+
+/// The next `acted` event: (seat, by, arrival).
+async fn next_acted(rx: &mut mpsc::Receiver<Arc<str>>) -> (Seat, Actor, Instant) {
+    loop {
+        if let ServerMsg::Event(e) = next_msg(rx).await {
+            if let Event::Acted { seat, by, .. } = e.event {
+                return (seat, by, Instant::now());
+            }
+        }
+    }
+}
+
+/// Remembers which level every decision was asked at; plays greedily (fast).
+#[derive(Debug, Default)]
+struct Recorder {
+    asked: Mutex<Vec<(Seat, Level)>>,
+}
+
+impl Thinker for Recorder {
+    fn think(
+        &self,
+        game: &TableGame,
+        seat: Seat,
+        level: Level,
+        _: Budget,
+        seed: u64,
+        _: &dyn Clock,
+    ) -> Plan {
+        self.asked.lock().unwrap().push((seat, level));
+        greedy_plan(game, seat, seed)
+    }
+}
+
+/// Blocks every decision until opened; counts them.
+#[derive(Debug, Default)]
+struct Gate {
+    open: Mutex<bool>,
+    cv: Condvar,
+    calls: AtomicU64,
+}
+
+impl Gate {
+    fn release(&self) {
+        *self.open.lock().unwrap() = true;
+        self.cv.notify_all();
+    }
+}
+
+impl Thinker for Gate {
+    fn think(
+        &self,
+        game: &TableGame,
+        seat: Seat,
+        _: Level,
+        _: Budget,
+        seed: u64,
+        _: &dyn Clock,
+    ) -> Plan {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.cv.wait(open).unwrap();
+        }
+        greedy_plan(game, seat, seed)
+    }
+}
+
+async fn until(mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + WAIT;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_seat_is_played_at_its_level() {
+    let recorder = Arc::new(Recorder::default());
+    let pool = BotPool::with_thinker(
+        BotConfig {
+            takeover_level: 1,
+            ..fast_bots()
+        },
+        recorder.clone(),
+    );
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        room_config(Duration::from_millis(20), Duration::ZERO),
+        pool,
+    );
+    // Red: a human who never connects (the CPU takes over after the grace period, at the takeover
+    // level); Green: seated by the host at level 3; Yellow and Blue: filled at the start.
+    room.join("Ann".into()).await.unwrap();
+    room.seat_cpu("host".into(), Seat::Green, 3).await.unwrap();
+    let info = room.start("host".into(), false).await.unwrap();
+    assert_eq!(
+        info.seats[Seat::Green.index()],
+        protocol::Occupant::Cpu { level: 3 }
+    );
+    assert_eq!(
+        info.seats[Seat::Yellow.index()],
+        protocol::Occupant::Cpu { level: 2 }
+    );
+    until(|| recorder.asked.lock().unwrap().len() >= 12).await;
+    let asked = recorder.asked.lock().unwrap().clone();
+    for seat in Seat::ALL {
+        let levels: Vec<Level> = asked
+            .iter()
+            .filter(|(s, _)| *s == seat)
+            .map(|(_, l)| *l)
+            .collect();
+        let expected = match seat {
+            Seat::Red => Level::Easy,
+            Seat::Green => Level::Hard,
+            _ => Level::Medium,
+        };
+        assert!(!levels.is_empty(), "{seat} was played");
+        assert!(levels.iter().all(|l| *l == expected), "{seat}: {levels:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_real_hard_player_searches_for_a_hard_seat() {
+    let pool = BotPool::new(fast_bots());
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        room_config(Duration::from_secs(60), Duration::ZERO),
+        pool.clone(),
+    );
+    for seat in Seat::ALL {
+        room.seat_cpu("host".into(), seat, 3).await.unwrap();
+    }
+    let mut rx = watch(&room).await;
+    room.start("host".into(), false).await.unwrap();
+    for _ in 0..8 {
+        let (_, by, _) = next_acted(&mut rx).await;
+        assert_eq!(by, Actor::Cpu);
+    }
+    let stats = pool.stats();
+    assert!(stats.searched(Level::Hard) >= 8);
+    assert_eq!(
+        stats.searched(Level::Medium) + stats.searched(Level::Easy),
+        0
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_for_a_changed_state_is_discarded() {
+    let gate = Arc::new(Gate::default());
+    let pool = BotPool::with_thinker(fast_bots(), gate.clone());
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        room_config(Duration::from_millis(20), Duration::ZERO),
+        pool.clone(),
+    );
+    let ann = room.join("Ann".into()).await.unwrap();
+    let mut watcher = watch(&room).await;
+    room.start("host".into(), false).await.unwrap();
+    // Ann (Red, to act first) is away: after the grace period the CPU starts thinking for her.
+    until(|| gate.calls.load(Ordering::SeqCst) == 1).await;
+    // She comes back and plays her own move while that decision is still being made.
+    let (tx, mut ann_rx) = mpsc::channel(1000);
+    let conn = room.connect(Some(ann.seat_token), None, tx).await.unwrap();
+    let legal = loop {
+        if let ServerMsg::View(view) = next_msg(&mut ann_rx).await {
+            break view.legal.expect("legal moves shown");
+        }
+    };
+    room.act(conn.conn, 1, Some(legal[0].clone()))
+        .await
+        .unwrap();
+    let (seat, by, _) = next_acted(&mut watcher).await;
+    assert_eq!((seat, by), (Seat::Red, Actor::Human));
+    // Now the CPU's answer for the old state arrives: it must not be played.
+    gate.release();
+    until(|| pool.stats().stale.load(Ordering::Relaxed) == 1).await;
+    // The game goes on with the next seat (a CPU), never with a second Red move.
+    let (seat, by, _) = next_acted(&mut watcher).await;
+    assert_ne!(seat, Seat::Red);
+    assert_eq!(by, Actor::Cpu);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_pool_queue_does_not_stall_a_room() {
+    let gate = Arc::new(Gate::default());
+    let pool = BotPool::with_thinker(
+        BotConfig {
+            queue: 1,
+            ..fast_bots()
+        },
+        gate.clone(),
+    );
+    // Jam the pool: one decision blocks its only thread, one fills its queue.
+    let options = TableGame::normalize_options(GameKind::Fourchess, &json!({})).unwrap();
+    let job = Job {
+        game: TableGame::new(GameKind::Fourchess, &options, Seat::Red).unwrap(),
+        seat: Seat::Red,
+        level: Level::Hard,
+        seed: 1,
+    };
+    let _blocked = pool.submit(job.clone());
+    until(|| gate.calls.load(Ordering::SeqCst) == 1).await;
+    let _queued = pool.submit(job);
+
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        room_config(Duration::from_secs(60), Duration::ZERO),
+        pool.clone(),
+    );
+    let mut rx = watch(&room).await;
+    room.start("host".into(), false).await.unwrap();
+    for _ in 0..20 {
+        let (_, by, _) = next_acted(&mut rx).await;
+        assert_eq!(by, Actor::Cpu);
+    }
+    assert!(pool.stats().queue_full.load(Ordering::Relaxed) >= 20);
+    assert_eq!(
+        gate.calls.load(Ordering::SeqCst),
+        1,
+        "the jammed thread took nothing more"
+    );
+    gate.release();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chaturaji_turn_is_one_plan_played_an_action_at_a_time() {
+    let delay = Duration::from_millis(15);
+    let pool = BotPool::with_thinker(fast_bots(), Arc::new(BotsThinker));
+    let room = spawn(
+        GameKind::Chaturaji,
+        json!({}),
+        room_config(Duration::from_secs(60), delay),
+        pool.clone(),
+    );
+    let mut rx = watch(&room).await;
+    room.start("host".into(), false).await.unwrap();
+    // Follow the game for a while: every CPU action comes at least the pause after the event
+    // before it, and turns with several actions are decided once.
+    let mut last = Instant::now();
+    let mut cpu_actions = 0u64;
+    while cpu_actions < 24 {
+        let msg = next_msg(&mut rx).await;
+        let ServerMsg::Event(e) = msg else { continue };
+        let now = Instant::now();
+        if let Event::Acted { by: Actor::Cpu, .. } = e.event {
+            assert!(
+                now - last >= delay - Duration::from_millis(1),
+                "{:?}",
+                now - last
+            );
+            cpu_actions += 1;
+        }
+        if matches!(e.event, Event::GameOver { .. }) {
+            break;
+        }
+        last = now;
+    }
+    let decisions = pool.stats().searched(Level::Medium);
+    assert!(decisions > 0);
+    assert!(
+        decisions < cpu_actions,
+        "{decisions} decisions for {cpu_actions} CPU actions: plans are reused"
+    );
+}
