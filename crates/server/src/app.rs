@@ -147,7 +147,10 @@ impl Application {
         }
         signals.abort();
         let open = self.connections.count();
-        tracing::info!(connections = open, "stopping: closing connections with 1012");
+        tracing::info!(
+            connections = open,
+            "stopping: closing connections with 1012"
+        );
         let timeout = self.shutdown_timeout;
         let started = tokio::time::Instant::now();
         // The listener stops accepting at once; HTTP requests in flight finish.

@@ -32,8 +32,8 @@ pub fn run(args: &HealthcheckArgs) -> anyhow::Result<()> {
         }
     };
     let timeout = Duration::from_millis(args.timeout_ms.max(1));
-    let mut stream = TcpStream::connect_timeout(&addr, timeout)
-        .with_context(|| format!("connect to {addr}"))?;
+    let mut stream =
+        TcpStream::connect_timeout(&addr, timeout).with_context(|| format!("connect to {addr}"))?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
     write!(

@@ -38,7 +38,9 @@ fn room_of(path: &str) -> Option<&str> {
 /// Middleware: every request runs in an `http` span (with the room id when the path names one).
 pub async fn request_span(req: Request, next: Next) -> Response {
     let span = match room_of(req.uri().path()) {
-        Some(room) => tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), room),
+        Some(room) => {
+            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), room)
+        }
         None => tracing::info_span!("http", method = %req.method(), path = %req.uri().path()),
     };
     async move {

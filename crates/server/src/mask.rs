@@ -57,7 +57,8 @@ mod tests {
     #[test]
     fn url_passwords_are_masked() {
         assert_eq!(
-            mask_url_password("postgres://fk:s3cr%40t@db:5432/fourkings?sslmode=disable").as_deref(),
+            mask_url_password("postgres://fk:s3cr%40t@db:5432/fourkings?sslmode=disable")
+                .as_deref(),
             Some("postgres://fk:***@db:5432/fourkings?sslmode=disable")
         );
         assert_eq!(mask_url_password("postgres://fk@db/fourkings"), None);

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
-use metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
+use metrics::{
+    Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram,
+};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::sync::Notify;
 
@@ -73,7 +75,10 @@ pub fn handle() -> &'static PrometheusHandle {
 
 fn describe() {
     describe_gauge!(CONNECTIONS, "Open WebSocket connections.");
-    describe_gauge!(ROOMS, "Rooms held in memory, by phase (lobby, playing, finished).");
+    describe_gauge!(
+        ROOMS,
+        "Rooms held in memory, by phase (lobby, playing, finished)."
+    );
     describe_gauge!(
         SEATS,
         "Seats of open rooms by occupant: human (connected), away (human disconnected, within the grace period), cpu (a CPU player, or the CPU playing for an absent human), empty."
@@ -84,12 +89,29 @@ fn describe() {
         Unit::Seconds,
         "From an act frame received to its ack (or error) leaving the server."
     );
-    describe_histogram!(BOT_THINK, Unit::Seconds, "Time a CPU player took to choose an action.");
-    describe_histogram!(STORE_WRITE, Unit::Seconds, "One group-commit transaction of the action log.");
+    describe_histogram!(
+        BOT_THINK,
+        Unit::Seconds,
+        "Time a CPU player took to choose an action."
+    );
+    describe_histogram!(
+        STORE_WRITE,
+        Unit::Seconds,
+        "One group-commit transaction of the action log."
+    );
     describe_gauge!(STORE_QUEUE, "Action log entries waiting for the writer.");
-    describe_counter!(ERRORS, "Errors sent to clients (WebSocket and REST), by code.");
-    describe_counter!(CLOSES, "WebSocket connections closed by the server, by reason.");
-    describe_counter!(RATE_LIMIT_CLOSES, "WebSocket connections closed for exceeding the rate limit.");
+    describe_counter!(
+        ERRORS,
+        "Errors sent to clients (WebSocket and REST), by code."
+    );
+    describe_counter!(
+        CLOSES,
+        "WebSocket connections closed by the server, by reason."
+    );
+    describe_counter!(
+        RATE_LIMIT_CLOSES,
+        "WebSocket connections closed for exceeding the rate limit."
+    );
 }
 
 /// An error sent to a client.
@@ -101,7 +123,10 @@ pub fn error_sent(code: ErrorCode) {
 pub async fn serve(State(state): State<AppState>) -> impl IntoResponse {
     sample_rooms(&state).await;
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         handle().render(),
     )
 }

@@ -60,7 +60,10 @@ async fn writer_records_write_latency_and_queue_depth() {
     // Without configured buckets the exporter renders a summary: `_count` and `_sum` lines.
     let writes = sample(&text, "fourkings_store_write_seconds_count").expect(&text);
     let committed = writer.health().committed_batches as f64;
-    assert!(writes >= 1.0 && writes == committed, "{writes} vs {committed}:\n{text}");
+    assert!(
+        writes >= 1.0 && writes == committed,
+        "{writes} vs {committed}:\n{text}"
+    );
     let seconds = sample(&text, "fourkings_store_write_seconds_sum").expect(&text);
     assert!(seconds > 0.0 && seconds < 60.0, "{text}");
     let depth = sample(&text, "fourkings_store_queue_depth").expect(&text);

@@ -15,9 +15,13 @@ use server::Application;
 /// The value of the series `series` (name with its labels exactly as rendered, e.g.
 /// `fourkings_rooms{state="finished"}`) in a Prometheus text exposition.
 pub fn series(text: &str, series: &str) -> Option<f64> {
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.trim().parse().ok())
+    text.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
+        l.strip_prefix(series)?
+            .strip_prefix(' ')?
+            .trim()
+            .parse()
+            .ok()
+    })
 }
 
 async fn scrape(addr: SocketAddr) -> String {
@@ -106,7 +110,10 @@ async fn metrics_after_a_short_game() {
     let acts = get("fourkings_act_latency_seconds_count");
     assert!(acts >= 3.0);
     let act_sum = get("fourkings_act_latency_seconds_sum");
-    assert!(act_sum > 0.0 && act_sum / acts < 5.0, "mean act latency {act_sum}/{acts}");
+    assert!(
+        act_sum > 0.0 && act_sum / acts < 5.0,
+        "mean act latency {act_sum}/{acts}"
+    );
     assert_eq!(
         get(r#"fourkings_act_latency_seconds_bucket{le="+Inf"}"#),
         acts

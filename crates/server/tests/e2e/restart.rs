@@ -43,7 +43,8 @@ impl Server {
                 for line in BufReader::new(stdout).lines() {
                     let Ok(line) = line else { break };
                     if let Some(rest) = line.strip_prefix("fourkings listening on ") {
-                        let addr: SocketAddr = rest.split(": open").next().unwrap().parse().unwrap();
+                        let addr: SocketAddr =
+                            rest.split(": open").next().unwrap().parse().unwrap();
                         let _ = addr_tx.send(addr);
                     }
                     lines.lock().unwrap().push(line);
