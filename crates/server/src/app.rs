@@ -139,6 +139,8 @@ impl Application {
                 .into_future()
         });
         tokio::select! {
+            // Biased: the trigger also ends `serving` at once; the shutdown below must still run.
+            biased;
             () = stopping.wait() => {}
             result = &mut serving => {
                 signals.abort();
