@@ -1,7 +1,9 @@
 //! The axum application: shared state, the router, and binding.
 
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::routing::{get, post, put};
@@ -12,7 +14,9 @@ use room::bot_pool::BotPool;
 
 use crate::config::Config;
 use crate::registry::Registry;
-use crate::{openapi, rest, ws};
+use crate::shutdown::{DrainHooks, ShutdownTrigger, Stopping};
+use crate::telemetry::Connections;
+use crate::{logging, openapi, rest, shutdown, telemetry, ws};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -24,12 +28,17 @@ pub struct AppState {
     pub bot: Arc<BotPool>,
     /// Base of invite links, e.g. `http://127.0.0.1:8080`.
     pub base_url: Arc<str>,
+    /// Open WebSocket connections (metrics, and the shutdown waits for them).
+    pub connections: Arc<Connections>,
+    /// Becomes true when the server stops: connections close with 1012.
+    pub stopping: Stopping,
 }
 
 /// Every route of the server.
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(rest::healthz))
+        .route("/metrics", get(telemetry::serve))
         .route("/openapi.json", get(openapi::serve))
         .route("/rooms", post(rest::create_room).get(rest::list_rooms))
         .route("/rooms/{id}", get(rest::get_room))
@@ -40,6 +49,7 @@ pub fn router(state: AppState) -> Router {
         .route("/rooms/{id}/rematch", post(rest::rematch))
         .route("/ws", get(ws::upgrade))
         .fallback(crate::web::serve)
+        .layer(axum::middleware::from_fn(logging::request_span))
         .with_state(state)
 }
 
@@ -50,6 +60,11 @@ pub struct Application {
     addr: SocketAddr,
     public_url: String,
     router: Router,
+    connections: Arc<Connections>,
+    trigger: ShutdownTrigger,
+    stopping: Stopping,
+    shutdown_timeout: Duration,
+    drain_hooks: DrainHooks,
 }
 
 impl Application {
@@ -62,20 +77,43 @@ impl Application {
             config.server.public_url.trim_end_matches('/').to_owned()
         };
         let public_url = base_url.clone();
+        // Install the metrics recorder before anything records (the bot pool does).
+        telemetry::handle();
         let bot = BotPool::new(config.bot_config());
+        let connections = Arc::new(Connections::default());
+        let (trigger, stopping) = shutdown::channel();
+        let shutdown_timeout = Duration::from_millis(config.server.shutdown_timeout_ms);
         let state = AppState {
             room_config: Arc::new(config.room_config()),
             config: Arc::new(config),
             registry: Arc::new(Registry::default()),
             bot,
             base_url: base_url.into(),
+            connections: connections.clone(),
+            stopping: stopping.clone(),
         };
         Ok(Application {
             listener,
             addr,
             public_url,
             router: router(state),
+            connections,
+            trigger,
+            stopping,
+            shutdown_timeout,
+            drain_hooks: DrainHooks::default(),
         })
+    }
+
+    /// Work the shutdown waits for after every connection is closed (e.g. the action log writer
+    /// draining its queue), within `server.shutdown_timeout_ms`.
+    pub fn on_shutdown(&mut self, hook: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.drain_hooks.0.push(Box::pin(hook));
+    }
+
+    /// Stops the server from code, as SIGTERM does.
+    pub fn shutdown_trigger(&self) -> ShutdownTrigger {
+        self.trigger.clone()
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -87,13 +125,52 @@ impl Application {
         &self.public_url
     }
 
+    /// Serves until SIGTERM/SIGINT (or the trigger), then shuts down gracefully: an error if that
+    /// took longer than `server.shutdown_timeout_ms`.
     pub async fn run(self) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown_signal())
-            .await
+        let trigger = self.trigger.clone();
+        let signals = tokio::spawn(async move {
+            shutdown::signal().await;
+            trigger.trigger();
+        });
+        let mut stopping = self.stopping.clone();
+        let mut serving = tokio::spawn({
+            let mut stopping = self.stopping.clone();
+            axum::serve(self.listener, self.router)
+                .with_graceful_shutdown(async move { stopping.wait().await })
+                .into_future()
+        });
+        tokio::select! {
+            // Biased: the trigger also ends `serving` at once; the shutdown below must still run.
+            biased;
+            () = stopping.wait() => {}
+            result = &mut serving => {
+                signals.abort();
+                return result.map_err(std::io::Error::other)?;
+            }
+        }
+        signals.abort();
+        let open = self.connections.count();
+        tracing::info!(
+            connections = open,
+            "stopping: closing connections with 1012"
+        );
+        let timeout = self.shutdown_timeout;
+        let started = tokio::time::Instant::now();
+        // The listener stops accepting at once; HTTP requests in flight finish.
+        let served = tokio::time::timeout(timeout, serving).await;
+        let left = timeout.saturating_sub(started.elapsed());
+        let finished = shutdown::finish(&self.connections, self.drain_hooks, left).await;
+        match (served, finished) {
+            (Ok(_), Ok(())) => {
+                tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "stopped");
+                Ok(())
+            }
+            (_, Err(e)) => Err(std::io::Error::new(std::io::ErrorKind::TimedOut, e)),
+            (Err(_), Ok(())) => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                shutdown::ShutdownTimeout(timeout, self.connections.count()),
+            )),
+        }
     }
-}
-
-async fn shutdown_signal() {
-    let _ = tokio::signal::ctrl_c().await;
 }

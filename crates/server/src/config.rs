@@ -5,12 +5,14 @@ use std::time::Duration;
 
 use figment::Figment;
 use figment::providers::{Env, Format, Toml};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+use crate::validate::{ConfigError, extract};
 
 /// The defaults, compiled in so the binary runs from any directory.
 pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub server: ServerSection,
@@ -18,18 +20,22 @@ pub struct Config {
     pub timers: TimersSection,
     pub rooms: RoomsSection,
     pub bots: BotsSection,
+    pub log: LogSection,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerSection {
     pub listen: String,
     pub public_url: String,
     pub allowed_origins: Vec<String>,
     pub max_rooms: usize,
+    /// On SIGTERM/SIGINT: how long closing connections and flushing may take before the process
+    /// exits anyway.
+    pub shutdown_timeout_ms: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitsSection {
     pub max_frame_bytes: usize,
@@ -38,7 +44,7 @@ pub struct LimitsSection {
     pub outbox_frames: usize,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimersSection {
     pub turn_second_ms: u64,
@@ -48,7 +54,7 @@ pub struct TimersSection {
     pub idle_timeout_ms: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoomsSection {
     pub history: usize,
@@ -57,7 +63,7 @@ pub struct RoomsSection {
 }
 
 /// CPU players: think-time caps per level, the worker pool, and the levels used by default.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BotsSection {
     pub easy_ms: u64,
@@ -71,17 +77,39 @@ pub struct BotsSection {
     pub takeover_level: u8,
 }
 
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogSection {
+    pub format: LogFormat,
+    /// `tracing` filter directives (`RUST_LOG` wins when set).
+    pub filter: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines (local runs).
+    Pretty,
+    /// One JSON object per line (production, the Docker image).
+    Json,
+}
+
 impl Config {
-    /// Defaults, then `file` if given, then the environment.
-    pub fn load(file: Option<&std::path::Path>) -> Result<Config, Box<figment::Error>> {
+    /// Defaults, then `file` if given, then the environment; then [`Config::validate`]. The error
+    /// lists every problem found, not just the first.
+    pub fn load(file: Option<&std::path::Path>) -> Result<Config, ConfigError> {
+        let config = extract(&Self::figment(file))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The layered sources, unextracted.
+    fn figment(file: Option<&std::path::Path>) -> Figment {
         let mut figment = Figment::from(Toml::string(DEFAULT_TOML));
         if let Some(file) = file {
             figment = figment.merge(Toml::file_exact(file));
         }
-        figment
-            .merge(Env::prefixed("FOURKINGS_").split("__"))
-            .extract()
-            .map_err(Box::new)
+        figment.merge(Env::prefixed("FOURKINGS_").split("__"))
     }
 
     /// The compiled-in defaults alone (tests start from these and shorten the timers).

@@ -36,6 +36,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        crate::telemetry::error_sent(self.0.code);
         let body = protocol::ApiError {
             error: ApiErrorBody {
                 code: self.0.code,

@@ -6,11 +6,17 @@
 pub mod app;
 pub mod config;
 mod error;
+pub mod logging;
+pub mod mask;
 mod openapi;
 mod registry;
 mod rest;
+pub mod shutdown;
+pub mod telemetry;
+mod validate;
 pub mod web;
 mod ws;
 
 pub use app::Application;
 pub use config::Config;
+pub use validate::ConfigError;

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod arena;
+mod healthcheck;
 mod perft;
 
 use std::path::PathBuf;
@@ -27,6 +28,11 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Play CPU players against each other and print per-level results.
     Arena(arena::ArenaArgs),
+    /// Print the effective configuration (defaults, file, FOURKINGS_* variables) as TOML, secrets
+    /// masked; fails listing every problem if it is invalid.
+    Config(ServeArgs),
+    /// Exit 0 if the server answers GET /healthz (the Docker HEALTHCHECK).
+    Healthcheck(healthcheck::HealthcheckArgs),
 }
 
 #[derive(Debug, Args, Default)]
@@ -42,19 +48,23 @@ fn main() -> anyhow::Result<()> {
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Arena(args)) => arena::run(&args),
+        Some(Command::Config(args)) => print_config(&args),
+        Some(Command::Healthcheck(args)) => healthcheck::run(&args),
         None => serve(ServeArgs::default()),
     }
 }
 
-fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+fn print_config(args: &ServeArgs) -> anyhow::Result<()> {
     let config = server::Config::load(args.config.as_deref())?;
+    print!("{}", server::mask::masked_toml(&config)?);
+    Ok(())
+}
+
+fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let config = server::Config::load(args.config.as_deref())?;
+    server::logging::init(&config.log);
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let app = server::Application::build(config).await?;
         println!(
             "fourkings listening on {}: open {}/",
@@ -62,6 +72,9 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
             app.public_url()
         );
         app.run().await?;
-        Ok(())
-    })
+        anyhow::Ok(())
+    });
+    // A CPU player still thinking on the blocking pool must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    served
 }

@@ -3,6 +3,7 @@
 //! frames. It never blocks the room: the room `try_send`s into this connection's bounded outbox and
 //! drops the connection when it is full; the client then reconnects and resyncs.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,11 +16,14 @@ use futures_util::{SinkExt, StreamExt};
 use governor::{Quota, RateLimiter};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use protocol::{ClientMsg, ErrorCode, ErrorMsg, ServerMsg};
 use room::{Connected, RoomHandle};
 
 use crate::app::AppState;
+use crate::shutdown::CLOSE_RESTART;
+use crate::telemetry::{self, ACT_LATENCY, ACTIONS, CLOSES, RATE_LIMIT_CLOSES};
 
 /// Close codes.
 pub const CLOSE_POLICY: u16 = 1008;
@@ -50,12 +54,21 @@ pub async fn upgrade(
         .max_frame_size(transport_limit)
         .read_buffer_size(4096)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| Connection::new(state).run(socket))
+        .on_upgrade(move |socket| {
+            // Every line of this connection carries the room id once it has joined.
+            let span = tracing::info_span!("ws", room = tracing::field::Empty);
+            Connection::new(state, span.clone())
+                .run(socket)
+                .instrument(span)
+        })
 }
 
 struct Connection {
     state: AppState,
     joined: Option<(RoomHandle, Connected)>,
+    span: tracing::Span,
+    /// When each action still waiting for its ack or error arrived (act→answer latency).
+    pending: HashMap<u64, Instant>,
 }
 
 fn text(msg: &ServerMsg) -> Message {
@@ -65,6 +78,7 @@ fn text(msg: &ServerMsg) -> Message {
 }
 
 fn error(code: ErrorCode, message: impl Into<String>, ack: Option<u64>) -> Message {
+    telemetry::error_sent(code);
     text(&ServerMsg::Error(ErrorMsg {
         code,
         message: message.into(),
@@ -81,10 +95,39 @@ async fn recv_opt(rx: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<str>>
 }
 
 impl Connection {
-    fn new(state: AppState) -> Connection {
+    fn new(state: AppState, span: tracing::Span) -> Connection {
         Connection {
             state,
             joined: None,
+            span,
+            pending: HashMap::new(),
+        }
+    }
+
+    /// A frame from the room is leaving: if it answers an action (ack, or error with an ack id),
+    /// record the latency; count errors by code.
+    fn on_room_frame(&mut self, frame: &str) {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            ack: Option<u64>,
+            code: Option<ErrorCode>,
+        }
+        // Server frames start with their tag (`{"t":"ack"…`): look inside only acks and errors.
+        let is_ack = frame.starts_with(r#"{"t":"ack""#);
+        if !is_ack && !frame.starts_with(r#"{"t":"error""#) {
+            return;
+        }
+        let Ok(answer) = serde_json::from_str::<Answer>(frame) else {
+            return;
+        };
+        if is_ack {
+            metrics::counter!(ACTIONS).increment(1);
+        }
+        if let Some(code) = answer.code {
+            telemetry::error_sent(code);
+        }
+        if let Some(at) = answer.ack.and_then(|ack| self.pending.remove(&ack)) {
+            metrics::histogram!(ACT_LATENCY).record(at.elapsed());
         }
     }
 
@@ -100,6 +143,8 @@ impl Connection {
             .allow_burst(burst);
         let limiter = RateLimiter::direct(quota);
 
+        let _open = self.state.connections.open();
+        let mut stopping = self.state.stopping.clone();
         let (mut sink, mut stream) = socket.split();
         let mut outbox: Option<mpsc::Receiver<Arc<str>>> = None;
         let mut last_seen = Instant::now();
@@ -146,6 +191,10 @@ impl Connection {
                     if sink.send(Message::Text(Utf8Bytes::from(&*frame))).await.is_err() {
                         break None;
                     }
+                    self.on_room_frame(&frame);
+                }
+                () = stopping.wait() => {
+                    break Some((CLOSE_RESTART, "server restarting: reconnect"));
                 }
                 _ = ping.tick() => {
                     if last_seen.elapsed() > idle {
@@ -158,6 +207,19 @@ impl Connection {
             }
         };
         if let Some((code, reason)) = close {
+            let why = match code {
+                CLOSE_POLICY => "rate_limit",
+                CLOSE_TOO_BIG => "too_big",
+                CLOSE_TOO_SLOW => "too_slow",
+                CLOSE_IDLE => "idle",
+                CLOSE_RESTART => "restart",
+                _ => "other",
+            };
+            metrics::counter!(CLOSES, "reason" => why).increment(1);
+            if code == CLOSE_POLICY {
+                metrics::counter!(RATE_LIMIT_CLOSES).increment(1);
+            }
+            tracing::debug!(code, reason, "closing the connection");
             let _ = sink
                 .send(Message::Close(Some(CloseFrame {
                     code,
@@ -206,6 +268,8 @@ impl Connection {
                 let (tx, rx) = mpsc::channel(self.state.room_config.outbox.max(2));
                 match handle.connect(token, v, tx).await {
                     Ok(connected) => {
+                        self.span.record("room", room.as_str());
+                        tracing::debug!(seat = ?connected.seat, "joined");
                         self.joined = Some((handle, connected));
                         *outbox = Some(rx);
                         None
@@ -222,9 +286,22 @@ impl Connection {
         let Some((handle, connected)) = &self.joined else {
             return Some(error(ErrorCode::NotJoined, "join a room first", Some(ack)));
         };
+        let received = Instant::now();
         match handle.act(connected.conn, ack, action).await {
-            Ok(()) => None,
-            Err(e) => Some(error(e.code, e.message, Some(ack))),
+            Ok(()) => {
+                // The answer comes through the outbox. The rate limit bounds this map; a client
+                // that reuses an ack id before its answer simply measures from the later frame.
+                if self.pending.len() >= 1024 {
+                    // Answers never came (cannot happen with the room as it is): forget them.
+                    self.pending.clear();
+                }
+                self.pending.insert(ack, received);
+                None
+            }
+            Err(e) => {
+                metrics::histogram!(ACT_LATENCY).record(received.elapsed());
+                Some(error(e.code, e.message, Some(ack)))
+            }
         }
     }
 }

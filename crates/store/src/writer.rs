@@ -254,6 +254,8 @@ impl Task {
                     Err(_) => break,
                 }
             }
+            // What is still waiting behind this batch (served as fourkings_store_queue_depth).
+            metrics::gauge!("fourkings_store_queue_depth").set(self.rx.len() as f64);
             self.handle(batch).await;
         }
         // Every handle is gone: one last attempt to drain; what remains stays on disk for the next start.
@@ -280,7 +282,11 @@ impl Task {
     }
 
     async fn write(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, WriteError> {
-        match tokio::time::timeout(self.config.write_timeout, self.store.append(entries)).await {
+        let started = Instant::now();
+        let written =
+            tokio::time::timeout(self.config.write_timeout, self.store.append(entries)).await;
+        metrics::histogram!("fourkings_store_write_seconds").record(started.elapsed());
+        match written {
             Ok(Ok(outcomes)) => Ok(outcomes),
             Ok(Err(e)) if e.is_transient() => Err(WriteError::Transient(e.to_string())),
             Ok(Err(e)) => Err(WriteError::Permanent(e.to_string())),

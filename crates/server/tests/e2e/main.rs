@@ -3,5 +3,7 @@
 mod connections;
 mod errors;
 mod games;
+mod ops;
 mod rest;
+mod restart;
 mod support;

@@ -1,0 +1,209 @@
+//! Prometheus metrics, served by our own `GET /metrics` (no second port to open).
+//!
+//! Counters and histograms are recorded where things happen (connections in `ws.rs`, REST errors in
+//! `error.rs`, the store's writer, the CPU players); gauges that describe the rooms (rooms by phase,
+//! seats by occupant) are sampled from the room registry at each scrape, so the room actor needs no
+//! hooks. The recorder is process-wide (the `metrics` facade has one global recorder): several
+//! servers in one test process share it, so their tests look at increases, not absolute values.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use tokio::sync::Notify;
+
+use protocol::{ErrorCode, Occupant, Phase};
+
+use crate::app::AppState;
+
+pub const CONNECTIONS: &str = "fourkings_connections";
+pub const ROOMS: &str = "fourkings_rooms";
+pub const SEATS: &str = "fourkings_seats";
+pub const ACTIONS: &str = "fourkings_actions_total";
+pub const ACT_LATENCY: &str = "fourkings_act_latency_seconds";
+pub const BOT_THINK: &str = "fourkings_bot_think_seconds";
+pub const STORE_WRITE: &str = "fourkings_store_write_seconds";
+pub const STORE_QUEUE: &str = "fourkings_store_queue_depth";
+pub const ERRORS: &str = "fourkings_errors_total";
+pub const CLOSES: &str = "fourkings_ws_closes_total";
+pub const RATE_LIMIT_CLOSES: &str = "fourkings_rate_limit_closes_total";
+
+/// Histogram buckets in seconds: from half a millisecond (an act on an idle server) to a CPU thinking
+/// for seconds.
+const BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The process-wide Prometheus recorder, installed on first use.
+pub fn handle() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), BUCKETS)
+            .expect("buckets are not empty")
+            .build_recorder();
+        let handle = recorder.handle();
+        // Fails only if something else installed a recorder first; /metrics then stays empty.
+        if metrics::set_global_recorder(recorder).is_err() {
+            tracing::warn!("a metrics recorder was already installed; /metrics will be empty");
+        }
+        describe();
+        // Histograms buffer samples until upkeep folds them in; a thread, not a task, because tests
+        // start servers on many short-lived runtimes.
+        let upkeep = handle.clone();
+        std::thread::Builder::new()
+            .name("metrics-upkeep".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(Duration::from_secs(5));
+                    upkeep.run_upkeep();
+                }
+            })
+            .expect("spawn the metrics upkeep thread");
+        handle
+    })
+}
+
+fn describe() {
+    describe_gauge!(CONNECTIONS, "Open WebSocket connections.");
+    describe_gauge!(
+        ROOMS,
+        "Rooms held in memory, by phase (lobby, playing, finished)."
+    );
+    describe_gauge!(
+        SEATS,
+        "Seats of open rooms by occupant: human (connected), away (human disconnected, within the grace period), cpu (a CPU player, or the CPU playing for an absent human), empty."
+    );
+    describe_counter!(ACTIONS, "Player actions acknowledged to WebSocket clients.");
+    describe_histogram!(
+        ACT_LATENCY,
+        Unit::Seconds,
+        "From an act frame received to its ack (or error) leaving the server."
+    );
+    describe_histogram!(
+        BOT_THINK,
+        Unit::Seconds,
+        "Time a CPU player took to choose an action."
+    );
+    describe_histogram!(
+        STORE_WRITE,
+        Unit::Seconds,
+        "One group-commit transaction of the action log."
+    );
+    describe_gauge!(STORE_QUEUE, "Action log entries waiting for the writer.");
+    describe_counter!(
+        ERRORS,
+        "Errors sent to clients (WebSocket and REST), by code."
+    );
+    describe_counter!(
+        CLOSES,
+        "WebSocket connections closed by the server, by reason."
+    );
+    describe_counter!(
+        RATE_LIMIT_CLOSES,
+        "WebSocket connections closed for exceeding the rate limit."
+    );
+}
+
+/// An error sent to a client.
+pub fn error_sent(code: ErrorCode) {
+    counter!(ERRORS, "code" => code.as_str()).increment(1);
+}
+
+/// `GET /metrics`: the Prometheus text format.
+pub async fn serve(State(state): State<AppState>) -> impl IntoResponse {
+    sample_rooms(&state).await;
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        handle().render(),
+    )
+}
+
+/// Rooms by phase and seats by occupant, asked of every open room.
+async fn sample_rooms(state: &AppState) {
+    let rooms = state.registry.all();
+    let infos = futures_util::future::join_all(rooms.iter().map(|room| {
+        // A room busy for longer than this is left out of this sample rather than delaying it.
+        tokio::time::timeout(Duration::from_millis(500), room.info())
+    }))
+    .await;
+    let mut phases = [0u32; 3];
+    let mut seats = [0u32; 4];
+    for info in infos.into_iter().flatten().flatten() {
+        phases[match info.phase {
+            Phase::Lobby => 0,
+            Phase::Playing => 1,
+            Phase::Finished => 2,
+        }] += 1;
+        for seat in &info.seats {
+            seats[match seat {
+                Occupant::Human {
+                    cpu_playing: true, ..
+                }
+                | Occupant::Cpu { .. } => 2,
+                Occupant::Human {
+                    connected: true, ..
+                } => 0,
+                Occupant::Human { .. } => 1,
+                Occupant::Empty => 3,
+            }] += 1;
+        }
+    }
+    for (phase, n) in ["lobby", "playing", "finished"].into_iter().zip(phases) {
+        gauge!(ROOMS, "state" => phase).set(n);
+    }
+    for (occupant, n) in ["human", "away", "cpu", "empty"].into_iter().zip(seats) {
+        gauge!(SEATS, "occupant" => occupant).set(n);
+    }
+}
+
+/// Open WebSocket connections, counted for `/metrics` and for the shutdown (which waits for them).
+#[derive(Debug, Default)]
+pub struct Connections {
+    open: AtomicUsize,
+    closed: Notify,
+}
+
+impl Connections {
+    /// Count one connection for as long as the guard lives.
+    pub fn open(self: &Arc<Self>) -> ConnectionGuard {
+        self.open.fetch_add(1, Ordering::SeqCst);
+        gauge!(CONNECTIONS).increment(1.0);
+        ConnectionGuard(self.clone())
+    }
+
+    pub fn count(&self) -> usize {
+        self.open.load(Ordering::SeqCst)
+    }
+
+    /// Returns once no connection is open.
+    pub async fn all_closed(&self) {
+        loop {
+            let notified = self.closed.notified();
+            if self.count() == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct ConnectionGuard(Arc<Connections>);
+
+impl Drop for ConnectionGuard {
+    fn drop(&mut self) {
+        gauge!(CONNECTIONS).decrement(1.0);
+        if self.0.open.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.closed.notify_waiters();
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Configuration checking: a bad configuration stops the server at start with EVERY problem listed,
+//! so an operator fixes them in one round instead of one restart per typo.
+//!
+//! Two layers: [`extract`] reports what does not deserialize (wrong types, unknown keys), one section
+//! at a time so one section's mistake does not hide another's; [`Config::validate`] then checks the
+//! values against each other and the world (addresses parse, limits are positive, origins are URLs).
+
+use std::fmt;
+use std::net::SocketAddr;
+
+use axum::http::Uri;
+use figment::Figment;
+use serde::de::DeserializeOwned;
+
+use crate::config::{
+    BotsSection, Config, LimitsSection, LogSection, RoomsSection, ServerSection, TimersSection,
+};
+
+/// Every problem found in a configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid configuration ({} problem", self.problems.len())?;
+        if self.problems.len() != 1 {
+            write!(f, "s")?;
+        }
+        write!(f, "):")?;
+        for p in &self.problems {
+            write!(f, "\n  - {p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Deserializes the whole configuration; on failure, lists the problems of every section.
+pub(crate) fn extract(figment: &Figment) -> Result<Config, ConfigError> {
+    let whole = match figment.extract::<Config>() {
+        Ok(config) => return Ok(config),
+        Err(e) => e,
+    };
+    // serde stops at the first problem: extract each section alone to find the others.
+    let mut problems = Vec::new();
+    section::<ServerSection>(figment, "server", &mut problems);
+    section::<LimitsSection>(figment, "limits", &mut problems);
+    section::<TimersSection>(figment, "timers", &mut problems);
+    section::<RoomsSection>(figment, "rooms", &mut problems);
+    section::<LogSection>(figment, "log", &mut problems);
+    section::<BotsSection>(figment, "bots", &mut problems);
+    problems.extend(unknown_sections(figment));
+    if problems.is_empty() {
+        // A problem in a section not listed above.
+        problems.extend(whole.into_iter().map(|e| e.to_string()));
+    }
+    Err(ConfigError { problems })
+}
+
+/// Top-level keys that are no section of [`Config`] (the defaults name every section).
+fn unknown_sections(figment: &Figment) -> Vec<String> {
+    let known = match serde_json::to_value(Config::defaults()) {
+        Ok(serde_json::Value::Object(sections)) => sections,
+        _ => return Vec::new(),
+    };
+    let given: figment::value::Dict = figment.extract().unwrap_or_default();
+    given
+        .keys()
+        .filter(|k| !known.contains_key(k.as_str()))
+        .map(|k| {
+            let names: Vec<&str> = known.keys().map(String::as_str).collect();
+            format!("unknown section `{k}` (sections: {})", names.join(", "))
+        })
+        .collect()
+}
+
+fn section<T: DeserializeOwned>(figment: &Figment, name: &str, problems: &mut Vec<String>) {
+    if let Err(errors) = figment.extract_inner::<T>(name) {
+        problems.extend(errors.into_iter().map(|e| e.to_string()));
+    }
+}
+
+/// `http(s)://host[:port]` with nothing after it: what a browser sends as `Origin`.
+fn is_origin(s: &str) -> bool {
+    let Ok(uri) = s.parse::<Uri>() else {
+        return false;
+    };
+    // The `Origin` header is compared as a string: no trailing slash, no path, no user info.
+    matches!(uri.scheme_str(), Some("http" | "https"))
+        && uri
+            .authority()
+            .is_some_and(|a| !a.host().is_empty() && !a.as_str().contains('@'))
+        && matches!(uri.path(), "" | "/")
+        && uri.query().is_none()
+        && !s.ends_with('/')
+}
+
+fn is_base_url(s: &str) -> bool {
+    let Ok(uri) = s.parse::<Uri>() else {
+        return false;
+    };
+    matches!(uri.scheme_str(), Some("http" | "https"))
+        && uri.authority().is_some_and(|a| !a.host().is_empty())
+        && uri.query().is_none()
+}
+
+impl Config {
+    /// Checks every value; the error lists all problems.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut problems = Vec::new();
+        let mut positive = |key: &str, value: u64| {
+            if value == 0 {
+                problems.push(format!("{key} must be greater than 0"));
+            }
+        };
+        let (s, l, t, r) = (&self.server, &self.limits, &self.timers, &self.rooms);
+        positive("server.max_rooms", s.max_rooms as u64);
+        positive("server.shutdown_timeout_ms", s.shutdown_timeout_ms);
+        positive("limits.max_frame_bytes", l.max_frame_bytes as u64);
+        positive("limits.rate_messages", u64::from(l.rate_messages));
+        positive("limits.rate_period_ms", l.rate_period_ms);
+        positive("limits.outbox_frames", l.outbox_frames as u64);
+        positive("timers.turn_second_ms", t.turn_second_ms);
+        positive("timers.ping_interval_ms", t.ping_interval_ms);
+        positive("timers.idle_timeout_ms", t.idle_timeout_ms);
+        positive("rooms.history", r.history as u64);
+        positive("rooms.acks_kept", r.acks_kept as u64);
+        positive("rooms.idle_close_ms", r.idle_close_ms);
+
+        if s.listen.parse::<SocketAddr>().is_err() {
+            problems.push(format!(
+                "server.listen = {:?} is not an address like 127.0.0.1:8080 or [::]:8080",
+                s.listen
+            ));
+        }
+        if !s.public_url.is_empty() && !is_base_url(&s.public_url) {
+            problems.push(format!(
+                "server.public_url = {:?} is not an http(s) URL like https://games.example.org",
+                s.public_url
+            ));
+        }
+        for origin in &s.allowed_origins {
+            if !is_origin(origin) {
+                problems.push(format!(
+                    "server.allowed_origins: {origin:?} is not an origin like https://games.example.org (scheme, host, optional port, no path)"
+                ));
+            }
+        }
+        if t.ping_interval_ms > 0 && t.idle_timeout_ms <= t.ping_interval_ms {
+            problems.push(format!(
+                "timers.idle_timeout_ms ({}) must be longer than timers.ping_interval_ms ({}), or every connection is closed as idle",
+                t.idle_timeout_ms, t.ping_interval_ms
+            ));
+        }
+        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.filter) {
+            problems.push(format!(
+                "log.filter = {:?} is not a tracing filter: {e}",
+                self.log.filter
+            ));
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError { problems })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_valid() {
+        Config::defaults().validate().expect("valid");
+    }
+
+    #[test]
+    fn origins_and_urls() {
+        assert!(is_origin("https://games.example.org"));
+        assert!(is_origin("http://127.0.0.1:8080"));
+        assert!(!is_origin("https://games.example.org/"));
+        assert!(!is_origin("https://games.example.org/play"));
+        assert!(!is_origin("games.example.org"));
+        assert!(!is_origin("ftp://games.example.org"));
+        assert!(!is_origin("*"));
+        assert!(is_base_url("https://games.example.org/fourkings"));
+        assert!(!is_base_url("not a url"));
+    }
+
+    #[test]
+    fn every_value_problem_is_listed() {
+        let mut config = Config::defaults();
+        config.server.listen = "localhost".into();
+        config.server.public_url = "games.example.org".into();
+        config.server.allowed_origins = vec!["https://ok.example.org".into(), "*".into()];
+        config.server.max_rooms = 0;
+        config.server.shutdown_timeout_ms = 0;
+        config.limits.rate_messages = 0;
+        config.timers.idle_timeout_ms = config.timers.ping_interval_ms;
+        config.log.filter = "info,=[".into();
+        let problems = config.validate().expect_err("invalid").problems;
+        let expect = [
+            "server.max_rooms must be greater than 0",
+            "server.shutdown_timeout_ms must be greater than 0",
+            "limits.rate_messages must be greater than 0",
+            "server.listen = \"localhost\"",
+            "server.public_url = \"games.example.org\"",
+            "server.allowed_origins: \"*\"",
+            "timers.idle_timeout_ms",
+            "log.filter",
+        ];
+        assert_eq!(problems.len(), expect.len(), "{problems:#?}");
+        for (problem, start) in problems.iter().zip(expect) {
+            assert!(problem.starts_with(start), "{problem} / {start}");
+        }
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)] // figment's Jail API returns its own error type
+    fn type_errors_in_several_sections_are_all_listed() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("FOURKINGS_LIMITS__MAX_FRAME_BYTES", "lots");
+            jail.set_env("FOURKINGS_TIMERS__GRACE_MS", "-5");
+            jail.set_env("FOURKINGS_LOG__FORMAT", "xml");
+            jail.set_env("FOURKINGS_ROOMS__HISTROY", "10");
+            jail.set_env("FOURKINGS_NOSUCH__KEY", "1");
+            let err = Config::load(None).expect_err("invalid");
+            let all = err.to_string();
+            for needle in [
+                "max_frame_bytes",
+                "grace_ms",
+                "xml",
+                "histroy",
+                "nosuch",
+                "5 problems",
+            ] {
+                assert!(all.contains(needle), "{needle} missing from:\n{all}");
+            }
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
+    fn a_value_problem_fails_load() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("FOURKINGS_SERVER__LISTEN", "nowhere");
+            jail.set_env("FOURKINGS_LIMITS__OUTBOX_FRAMES", "0");
+            let err = Config::load(None).expect_err("invalid");
+            assert_eq!(err.problems.len(), 2, "{err}");
+            Ok(())
+        });
+    }
+}
