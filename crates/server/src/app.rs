@@ -9,10 +9,13 @@ use tokio::net::TcpListener;
 
 use room::RoomConfig;
 use room::bot::{Bot, SimpleBot};
+use room::log::ActionLog;
+use store::{LogWriter, Store};
 
 use crate::config::Config;
+use crate::persist::StoreLog;
 use crate::registry::Registry;
-use crate::{openapi, rest, ws};
+use crate::{openapi, persist, rest, ws};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -23,12 +26,19 @@ pub struct AppState {
     pub bot: Arc<dyn Bot>,
     /// Base of invite links, e.g. `http://127.0.0.1:8080`.
     pub base_url: Arc<str>,
+    pub store: Arc<dyn Store>,
+    /// The group-commit writer every room's log goes through.
+    pub writer: LogWriter,
+    /// What rooms persist through (over `writer` and `store`).
+    pub log: Arc<dyn ActionLog>,
 }
 
 /// Every route of the server.
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(rest::healthz))
+        .route("/readyz", get(rest::readyz))
+        .route("/players", post(rest::create_player))
         .route("/openapi.json", get(openapi::serve))
         .route("/rooms", post(rest::create_room).get(rest::list_rooms))
         .route("/rooms/{id}", get(rest::get_room))
@@ -61,13 +71,38 @@ impl Application {
             config.server.public_url.trim_end_matches('/').to_owned()
         };
         let public_url = base_url.clone();
+        let store = store::open_with(&config.database.url, &config.open_options()).await?;
+        let (writer, _task) = LogWriter::start(store.clone(), config.writer_config()).await?;
+        // What a previous run left in the spool goes into the database before the logs are read.
+        if writer.health().spooled > 0 {
+            tracing::info!("draining the log spool left by the previous run");
+            writer.wait_for(|h| h.spooled == 0).await;
+        }
+        let log: Arc<dyn ActionLog> = Arc::new(StoreLog {
+            store: store.clone(),
+            writer: writer.clone(),
+        });
         let state = AppState {
             room_config: Arc::new(config.room_config()),
             config: Arc::new(config),
             registry: Arc::new(Registry::default()),
             bot: Arc::new(SimpleBot),
             base_url: base_url.into(),
+            store,
+            writer,
+            log,
         };
+        let restored = persist::recover(
+            &state.store,
+            &state.registry,
+            state.room_config.clone(),
+            state.log.clone(),
+            state.bot.clone(),
+        )
+        .await?;
+        if restored > 0 {
+            tracing::info!(rooms = restored, "rebuilt the unfinished rooms from the database");
+        }
         Ok(Application {
             listener,
             addr,

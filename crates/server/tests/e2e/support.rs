@@ -23,6 +23,10 @@ pub fn test_config() -> Config {
     // Server pings would keep a stuck test's reads alive; keep them out of the way.
     config.timers.ping_interval_ms = 60_000;
     config.timers.idle_timeout_ms = 180_000;
+    // Every test server gets its own SQLite file and spool in a fresh folder.
+    let dir = tempfile::tempdir().expect("a temp dir").keep();
+    config.database.url = format!("sqlite://{}/fourkings.db", dir.display());
+    config.database.spool_path = format!("{}/log-spool.jsonl", dir.display());
     config
 }
 
