@@ -7,7 +7,7 @@ pub mod app;
 pub mod config;
 mod error;
 mod openapi;
-pub mod persist;
+mod persist;
 mod registry;
 mod rest;
 pub mod web;
