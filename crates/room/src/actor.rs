@@ -30,14 +30,14 @@ use protocol::{
 use crate::bot::Bot;
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
-use crate::record::RecordedAction;
-use store::hash_secret;
 use crate::handle::{Cmd, Connected, Reply, RoomError, RoomHandle};
 use crate::history::History;
 use crate::log::{ActionLog, EntryKind, LogEntry};
+use crate::record::RecordedAction;
 use crate::seats::{Human, SeatState, new_token};
-use persist::{GameEntry, RoomRecord};
 use crate::{RoomConfig, RoomSettings};
+use persist::{GameEntry, RoomRecord};
+use store::hash_secret;
 
 /// Create a room: its first log record (settings and the host token's hash) is made durable, then
 /// its actor starts. The room lives while some handle to it does.
@@ -50,7 +50,15 @@ pub async fn create(
     bot: Arc<dyn Bot>,
 ) -> Result<RoomHandle, RoomError> {
     let (tx, rx) = mpsc::channel(config.commands.max(1));
-    let mut room = Room::new(Arc::from(id), settings, hash_secret(host_token), config, log, bot, &tx);
+    let mut room = Room::new(
+        Arc::from(id),
+        settings,
+        hash_secret(host_token),
+        config,
+        log,
+        bot,
+        &tx,
+    );
     let created = RoomRecord::created(&room.settings, &room.host_hash);
     room.append_room(created).await?;
     Ok(room.start_actor(tx, rx))
@@ -753,7 +761,8 @@ impl Room {
             self.retry_at = Some(Instant::now() + std::time::Duration::from_millis(500));
             return Err(unavailable(e));
         }
-        let cpu_for_human = by == Actor::Cpu && matches!(self.seats[seat.index()], SeatState::Human(_));
+        let cpu_for_human =
+            by == Actor::Cpu && matches!(self.seats[seat.index()], SeatState::Human(_));
         let running = self.game.as_mut().expect("still there");
         running.game = next;
         if let Some(dice) = dice {

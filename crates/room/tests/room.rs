@@ -194,7 +194,10 @@ async fn a_room_rebuilt_from_its_log_is_the_same_room() {
     assert_eq!(after["game"]["actions"], before["game"]["actions"]);
     assert_eq!(after["game"]["state"], before["game"]["state"]);
     assert_eq!(after["game"]["dice_commit"], before["game"]["dice_commit"]);
-    assert_eq!(after["room"]["seats"][3], json!({"kind": "cpu", "level": 2}));
+    assert_eq!(
+        after["room"]["seats"][3],
+        json!({"kind": "cpu", "level": 2})
+    );
     // The seat token and the host token still work; the human starts disconnected.
     assert_eq!(
         after["room"]["seats"][0],
@@ -206,7 +209,10 @@ async fn a_room_rebuilt_from_its_log_is_the_same_room() {
         .await
         .unwrap();
     let welcome = next_json(&mut rx2).await;
-    assert!(welcome["snapshot"].is_object(), "an old version gets a snapshot");
+    assert!(
+        welcome["snapshot"].is_object(),
+        "an old version gets a snapshot"
+    );
     // Ack 41 was applied before the rebuild: it is acknowledged again, not applied again.
     rebuilt
         .act(conn2.conn, 41, Some(view["legal"][0].clone()))
@@ -231,5 +237,13 @@ async fn a_room_rebuilt_from_its_log_is_the_same_room() {
     let mut bad = stored("r2", &log);
     let first = bad.games.get_mut(&1).unwrap();
     first[0]["action"]["dice"] = json!([7, 7]);
-    assert!(room::restore(bad, config(), Arc::new(MemoryLog::default()), Arc::new(SimpleBot)).is_err());
+    assert!(
+        room::restore(
+            bad,
+            config(),
+            Arc::new(MemoryLog::default()),
+            Arc::new(SimpleBot)
+        )
+        .is_err()
+    );
 }

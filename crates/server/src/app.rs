@@ -101,7 +101,10 @@ impl Application {
         )
         .await?;
         if restored > 0 {
-            tracing::info!(rooms = restored, "rebuilt the unfinished rooms from the database");
+            tracing::info!(
+                rooms = restored,
+                "rebuilt the unfinished rooms from the database"
+            );
         }
         Ok(Application {
             listener,

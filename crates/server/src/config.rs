@@ -75,7 +75,11 @@ impl Config {
             figment = figment.merge(Toml::file_exact(file));
         }
         figment
-            .merge(Env::raw().only(&["DATABASE_URL"]).map(|_| "database.url".into()))
+            .merge(
+                Env::raw()
+                    .only(&["DATABASE_URL"])
+                    .map(|_| "database.url".into()),
+            )
             .merge(Env::prefixed("FOURKINGS_").split("__"))
             .extract()
             .map_err(Box::new)
@@ -133,9 +137,15 @@ mod tests {
             assert_eq!(config.server.listen, "127.0.0.1:0");
             assert_eq!(config.database.url, store::DEFAULT_URL);
             jail.set_env("DATABASE_URL", "postgres://db/a");
-            assert_eq!(Config::load(None).expect("loads").database.url, "postgres://db/a");
+            assert_eq!(
+                Config::load(None).expect("loads").database.url,
+                "postgres://db/a"
+            );
             jail.set_env("FOURKINGS_DATABASE__URL", "postgres://db/b");
-            assert_eq!(Config::load(None).expect("loads").database.url, "postgres://db/b");
+            assert_eq!(
+                Config::load(None).expect("loads").database.url,
+                "postgres://db/b"
+            );
             Ok(())
         });
     }

@@ -74,7 +74,10 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readines
             format!(
                 "log writer: {} entries wait in the spool ({})",
                 health.spooled,
-                health.last_error.as_deref().unwrap_or("database unreachable")
+                health
+                    .last_error
+                    .as_deref()
+                    .unwrap_or("database unreachable")
             )
         })
     });
@@ -96,9 +99,10 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readines
 /// A store failure as the client sees it: a bad request for bad input, `unavailable` otherwise.
 fn store_error(e: StoreError) -> ApiError {
     match e {
-        StoreError::InvalidName(why) => {
-            ApiError::new(ErrorCode::BadMessage, format!("invalid display name: {why}"))
-        }
+        StoreError::InvalidName(why) => ApiError::new(
+            ErrorCode::BadMessage,
+            format!("invalid display name: {why}"),
+        ),
         e => {
             tracing::warn!(error = %e, "store request failed");
             ApiError::new(ErrorCode::Unavailable, "the database is unavailable")

@@ -124,7 +124,12 @@ async fn pump(c: &mut Client, seen: &mut Seen, mut done: impl FnMut(&Seen, &Valu
 
 /// Plays the seat's first legal action at each of its turns until `acks` actions were acknowledged
 /// (or the game ended), then waits for the seat's next turn. Returns the acked (ack id, action)s.
-async fn play(c: &mut Client, seen: &mut Seen, next_ack: &mut u64, acks: usize) -> Vec<(u64, Value)> {
+async fn play(
+    c: &mut Client,
+    seen: &mut Seen,
+    next_ack: &mut u64,
+    acks: usize,
+) -> Vec<(u64, Value)> {
     let mut acked = Vec::new();
     while acked.len() < acks && seen.game_over.is_none() {
         pump(c, seen, |s, _| s.view.is_some() || s.game_over.is_some()).await;
@@ -132,7 +137,8 @@ async fn play(c: &mut Client, seen: &mut Seen, next_ack: &mut u64, acks: usize) 
         let action = view["legal"][0].clone();
         let ack = *next_ack;
         *next_ack += 1;
-        c.send(json!({"t": "act", "ack": ack, "action": action})).await;
+        c.send(json!({"t": "act", "ack": ack, "action": action}))
+            .await;
         pump(c, seen, |_, m| {
             assert_ne!(m["t"], "error", "{m}");
             m["t"] == "ack" && m["ack"] == ack
@@ -162,7 +168,10 @@ fn assert_dice_follow_the_seed(actions: &[Value], commit: &str, seed: &str) {
         .collect();
     assert!(!throws.is_empty());
     let expected = room::dice::verify(seed, commit, 1, 6, throws.len()).expect("seed matches");
-    assert_eq!(throws, expected, "the throws are the seed's stream, in order");
+    assert_eq!(
+        throws, expected,
+        "the throws are the seed's stream, in order"
+    );
 }
 
 /// Polls until the store has recorded the game; returns its record.
@@ -188,8 +197,14 @@ async fn resume_after_restart(
     let mut c = Client::connect(addr).await;
     let welcome = c.join(room, Some(token), Some(last_v)).await;
     let snapshot = welcome["snapshot"].clone();
-    assert!(snapshot.is_object(), "a resume across a restart gets a snapshot: {welcome}");
-    assert!(welcome["v"].as_u64().unwrap() > last_v, "versions continue higher");
+    assert!(
+        snapshot.is_object(),
+        "a resume across a restart gets a snapshot: {welcome}"
+    );
+    assert!(
+        welcome["v"].as_u64().unwrap() > last_v,
+        "versions continue higher"
+    );
     let game = &snapshot["game"];
     assert_eq!(game["actions"].as_array().unwrap(), &before.actions);
     assert_eq!(
@@ -274,7 +289,8 @@ async fn kill_9_mid_chaturaji_game_resumes_with_the_same_dice() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_fourchess_game_resumes_where_it_stopped() {
-    kill9_mid_game(json!({"game": "fourchess", "options": {"mode": "ffa", "move_limit": 24}})).await;
+    kill9_mid_game(json!({"game": "fourchess", "options": {"mode": "ffa", "move_limit": 24}}))
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -427,7 +443,10 @@ async fn a_database_outage_mid_game_loses_nothing_and_records_once() {
     let body = wait_readyz(addr, 503).await;
     assert_eq!(body["ready"], false, "{body}");
     assert!(body["reason"].is_string(), "{body}");
-    assert!(seen.rated.is_none(), "nothing is rated before the result is in the database");
+    assert!(
+        seen.rated.is_none(),
+        "nothing is rated before the result is in the database"
+    );
 
     // Restore: the spool drains, the finished game is recorded and rated once.
     proxy.restore().await;
@@ -437,7 +456,10 @@ async fn a_database_outage_mid_game_loses_nothing_and_records_once() {
     let store = db.open().await;
     let log = store.load_log(&room, 1).await.unwrap();
     let logged: Vec<Value> = log.iter().map(|e| e.payload["action"].clone()).collect();
-    assert_eq!(logged, seen.actions, "every acked action and throw reached the database, in order");
+    assert_eq!(
+        logged, seen.actions,
+        "every acked action and throw reached the database, in order"
+    );
     let record = recorded_game(&store, &format!("{room}-1")).await;
     assert_eq!(record.rating_changes.len(), 2, "Ann and cpu:easy");
     let profile = store.profile(&player_id, 10).await.unwrap().unwrap();

@@ -395,7 +395,10 @@ mod tests {
             r.to_value(),
             serde_json::json!({"t": "joined", "seat": "blue", "name": "Bo", "token_hash": "ab"})
         );
-        assert_eq!(serde_json::from_value::<RoomRecord>(r.to_value()).unwrap(), r);
+        assert_eq!(
+            serde_json::from_value::<RoomRecord>(r.to_value()).unwrap(),
+            r
+        );
         assert_eq!(cpu_identity(2).0, "cpu:medium");
     }
 }
