@@ -268,7 +268,7 @@ async fn kill9_mid_game(game: Value) {
         // The dice before and after the restart are one stream: the seed committed at the start.
         assert_dice_follow_the_seed(&after.actions, commit, over["dice_seed"].as_str().unwrap());
     }
-    server.kill9();
+    // The server records the finished game right after `game_over`.
 
     // The finished game is in the database with every action, once.
     let store = store::open(&format!("sqlite://{}/fourkings.db", dir.path().display()))
@@ -285,6 +285,7 @@ async fn kill9_mid_game(game: Value) {
     let log = store.load_log(&room, 1).await.unwrap();
     assert_eq!(log.len(), after.actions.len(), "one log entry per action");
     store.close().await;
+    server.kill9();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
