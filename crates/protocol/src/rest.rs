@@ -58,6 +58,27 @@ pub struct ChangeSettings {
 #[serde(deny_unknown_fields)]
 pub struct JoinRoom {
     pub name: String,
+    /// A player id from `POST /players`, with its secret: the seat plays under this identity (rated
+    /// games move its rating). Without them the seat is a guest's: its games are recorded, unrated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_secret: Option<String>,
+}
+
+/// `POST /players`: a new anonymous player identity for this device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePlayer {
+    pub display_name: String,
+}
+
+/// Answer to `POST /players`: keep `secret` on the device; it is shown only once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CreatedPlayer {
+    pub player_id: String,
+    pub secret: String,
+    pub display_name: String,
 }
 
 /// Answer to `POST /rooms/{id}/join`: keep `seat_token` secret (it plays the seat).
@@ -162,6 +183,22 @@ pub struct ApiErrorBody {
 pub struct Health {
     pub status: String,
     pub rooms: usize,
+}
+
+/// `GET /readyz`: 200 with `ready: true` when the database answers and the action log writes
+/// straight to it; 503 with `ready: false` and the reason otherwise (e.g. during a database outage,
+/// while accepted actions wait in the local spool).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Readiness {
+    pub ready: bool,
+    /// Whether the database answered a ping just now.
+    pub database: bool,
+    /// Whether the log writer is writing to the database (nothing waiting in the spool).
+    pub writer: bool,
+    /// Log entries waiting in the spool for the database.
+    pub spooled: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 #[cfg(test)]

@@ -177,6 +177,31 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         dice_seed: Option<String>,
     },
+    /// A rated game was recorded and moved these players' ratings (after `game_over`, once the
+    /// result is in the database). `game_id` is the record's id (`{room}-{game_no}`).
+    Rated {
+        game_id: String,
+        changes: Vec<RatingChange>,
+    },
+}
+
+/// One player's rating change from one rated game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The player's id, or a fixed CPU identity (`cpu:easy`, `cpu:medium`, `cpu:hard`).
+    pub player_id: String,
+    /// The seats this player held (a CPU level may hold several).
+    pub seats: Vec<Seat>,
+    pub before: RatingValue,
+    pub after: RatingValue,
+}
+
+/// A Weng-Lin rating and the number shown to people (`round(1000 + 40·(mu − 3·sigma))`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RatingValue {
+    pub mu: f64,
+    pub sigma: f64,
+    pub display: i32,
 }
 
 /// A seat's private view: what it may do now.

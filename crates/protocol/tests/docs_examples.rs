@@ -92,6 +92,9 @@ fn every_docs_example_parses_into_the_protocol_types() {
             "rest:RoomList" => round_trip::<RoomList>(tag, text),
             "rest:ApiError" => round_trip::<ApiError>(tag, text),
             "rest:Health" => round_trip::<Health>(tag, text),
+            "rest:Readiness" => round_trip::<Readiness>(tag, text),
+            "rest:CreatePlayer" => round_trip::<CreatePlayer>(tag, text),
+            "rest:CreatedPlayer" => round_trip::<CreatedPlayer>(tag, text),
             other => panic!("unknown example tag `{other}`"),
         }
         if tag.starts_with("rest:") {
@@ -117,6 +120,7 @@ fn every_docs_example_parses_into_the_protocol_types() {
         "event:game_started",
         "event:acted",
         "event:game_over",
+        "event:rated",
     ] {
         assert!(seen_types.contains(kind), "no example for {kind}");
     }

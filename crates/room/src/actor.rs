@@ -4,6 +4,16 @@
 //! earliest deadline (turn timer, or a disconnected human's grace period). Every state change becomes
 //! one numbered event, serialized once and pushed to every connection's bounded outbox with
 //! `try_send`: a connection that cannot keep up is dropped, never waited for.
+//!
+//! Persistence: every change is appended to the room's [`ActionLog`] and the actor awaits its
+//! durability before changing its state, acknowledging or broadcasting (the writer group-commits
+//! across rooms, so one room waiting does not hold up the others). A game action is applied to a clone
+//! of the game and the clone replaces the game only once the log kept the action, so a refused append
+//! leaves the room exactly as its log says. `persist` holds the log records and the rebuild by replay.
+
+mod persist;
+
+pub use persist::{StoredRoom, restore};
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -23,40 +33,36 @@ use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
 use crate::handle::{Cmd, Connected, Reply, RoomError, RoomHandle};
 use crate::history::History;
-use crate::log::{ActionLog, LogEntry};
+use crate::log::{ActionLog, EntryKind, LogEntry};
+use crate::record::RecordedAction;
 use crate::seats::{Human, SeatState, new_token};
 use crate::{RoomConfig, RoomSettings};
+use persist::{GameEntry, RoomRecord};
+use store::hash_secret;
 
-/// Start a room's actor; the room lives while some handle to it does.
-pub fn spawn(
+/// Create a room: its first log record (settings and the host token's hash) is made durable, then
+/// its actor starts. The room lives while some handle to it does.
+pub async fn create(
     id: String,
     settings: RoomSettings,
-    host_token: String,
+    host_token: &str,
     config: Arc<RoomConfig>,
-    log: Box<dyn ActionLog>,
+    log: Arc<dyn ActionLog>,
     bot: Arc<BotPool>,
-) -> RoomHandle {
+) -> Result<RoomHandle, RoomError> {
     let (tx, rx) = mpsc::channel(config.commands.max(1));
-    let id: Arc<str> = Arc::from(id);
-    let room = Room {
-        id: id.clone(),
+    let mut room = Room::new(
+        Arc::from(id),
         settings,
-        host_token,
-        history: History::new(config.history),
+        hash_secret(host_token),
         config,
         log,
         bot,
-        me: tx.downgrade(),
-        v: 0,
-        seats: std::array::from_fn(|_| SeatState::Empty),
-        subs: Vec::new(),
-        next_conn: 1,
-        game_no: 0,
-        game: None,
-        empty_since: Some(Instant::now()),
-    };
-    tokio::spawn(room.run(rx));
-    RoomHandle { id, tx }
+        &tx,
+    );
+    let created = RoomRecord::created(&room.settings, &room.host_hash);
+    room.append_room(created).await?;
+    Ok(room.start_actor(tx, rx))
 }
 
 /// A watcher of the room: a seat's connection or a spectator.
@@ -73,6 +79,12 @@ struct Running {
     dice: Option<DiceStream>,
     /// Every applied action, in order (the replay log).
     actions: Vec<Value>,
+    /// The same actions with who made them, for the game record.
+    recorded: Vec<RecordedAction>,
+    /// Seats whose human the CPU played for at some point (the result is still theirs).
+    cpu_finished: [bool; 4],
+    /// Unix milliseconds.
+    started_at: u64,
     /// Identifies the current turn; a new value restarts the turn timer.
     turn: Option<(Seat, u64)>,
     /// The current turn's deadline (monotonic, and unix milliseconds for the wire).
@@ -97,9 +109,11 @@ struct BotPlan {
 struct Room {
     id: Arc<str>,
     settings: RoomSettings,
-    host_token: String,
+    /// `store::hash_secret` of the host token: the log keeps only the hash, so a rebuilt room checks
+    /// tokens the same way.
+    host_hash: String,
     config: Arc<RoomConfig>,
-    log: Box<dyn ActionLog>,
+    log: Arc<dyn ActionLog>,
     bot: Arc<BotPool>,
     /// To send CPU moves back to ourselves without keeping the room alive.
     me: mpsc::WeakSender<Cmd>,
@@ -112,6 +126,27 @@ struct Room {
     game: Option<Running>,
     /// Since when no connection watches the room (it closes after `idle_close`).
     empty_since: Option<Instant>,
+    /// The next seq of the room's own log (game number 0).
+    room_seq: u64,
+    /// A resume from this version or older gets a snapshot: the events before it belong to an
+    /// earlier incarnation of the room (before a restart) that the history does not hold.
+    resume_floor: u64,
+    /// An append failed: try driving the game again at this time.
+    retry_at: Option<Instant>,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn unavailable(e: crate::log::LogError) -> RoomError {
+    RoomError::new(
+        ErrorCode::Unavailable,
+        format!("the change could not be recorded: {}", e.0),
+    )
 }
 
 fn unix_ms(at: Instant) -> u64 {
@@ -127,34 +162,95 @@ fn frame(msg: &ServerMsg) -> Arc<str> {
 }
 
 impl Room {
+    fn new(
+        id: Arc<str>,
+        settings: RoomSettings,
+        host_hash: String,
+        config: Arc<RoomConfig>,
+        log: Arc<dyn ActionLog>,
+        bot: Arc<BotPool>,
+        tx: &mpsc::Sender<Cmd>,
+    ) -> Room {
+        Room {
+            id,
+            settings,
+            host_hash,
+            history: History::new(config.history),
+            config,
+            log,
+            bot,
+            me: tx.downgrade(),
+            v: 0,
+            seats: std::array::from_fn(|_| SeatState::Empty),
+            subs: Vec::new(),
+            next_conn: 1,
+            game_no: 0,
+            game: None,
+            empty_since: Some(Instant::now()),
+            room_seq: 0,
+            resume_floor: 0,
+            retry_at: None,
+        }
+    }
+
+    fn start_actor(self, tx: mpsc::Sender<Cmd>, rx: mpsc::Receiver<Cmd>) -> RoomHandle {
+        let handle = RoomHandle {
+            id: self.id.clone(),
+            tx,
+        };
+        tokio::spawn(self.run(rx));
+        handle
+    }
+
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
+        // A rebuilt room may have a CPU or a dice throw to play.
+        self.drive().await;
         loop {
             let wake = self.next_wake();
             tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd),
+                    Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
                 _ = sleep_until_opt(wake) => {
                     if self.idle_expired() {
+                        self.log.room_closed(&self.id);
                         break;
                     }
-                    self.on_timer();
+                    self.on_timer().await;
                 }
             }
         }
         tracing::debug!(room = %self.id, "room closed");
     }
 
+    /// Appends a record to the room's own log and waits until it is durable.
+    async fn append_room(&mut self, record: RoomRecord) -> Result<(), RoomError> {
+        let entry = LogEntry {
+            room: self.id.to_string(),
+            game_no: 0,
+            seq: self.room_seq,
+            kind: EntryKind::Action,
+            payload: record.to_value(),
+        };
+        self.log.append(entry).await.map_err(unavailable)?;
+        self.room_seq += 1;
+        Ok(())
+    }
+
     // ---------------------------------------------------------------- commands
 
-    fn handle(&mut self, cmd: Cmd) {
+    async fn handle(&mut self, cmd: Cmd) {
         match cmd {
             Cmd::Info(reply) => {
                 let _ = reply.send(self.info());
             }
-            Cmd::Join { name, reply } => {
-                let result = self.join(name);
+            Cmd::Join {
+                name,
+                player_id,
+                reply,
+            } => {
+                let result = self.join(name, player_id).await;
                 let _ = reply.send(result);
             }
             Cmd::Settings {
@@ -162,9 +258,10 @@ impl Room {
                 change,
                 reply,
             } => {
-                let result = self
-                    .check_host(&host)
-                    .and_then(|()| self.change_settings(change));
+                let result = match self.check_host(&host) {
+                    Ok(()) => self.change_settings(change).await,
+                    Err(e) => Err(e),
+                };
                 let _ = reply.send(result);
             }
             Cmd::SeatCpu {
@@ -173,9 +270,10 @@ impl Room {
                 level,
                 reply,
             } => {
-                let result = self
-                    .check_host(&host)
-                    .and_then(|()| self.seat_cpu(seat, level));
+                let result = match self.check_host(&host) {
+                    Ok(()) => self.seat_cpu(seat, level).await,
+                    Err(e) => Err(e),
+                };
                 let _ = reply.send(result);
             }
             Cmd::Start {
@@ -183,7 +281,10 @@ impl Room {
                 rematch,
                 reply,
             } => {
-                let result = self.check_host(&host).and_then(|()| self.start(rematch));
+                let result = match self.check_host(&host) {
+                    Ok(()) => self.start(rematch).await,
+                    Err(e) => Err(e),
+                };
                 let _ = reply.send(result);
             }
             Cmd::Connect {
@@ -191,17 +292,19 @@ impl Room {
                 last_v,
                 outbox,
                 reply,
-            } => self.connect(token, last_v, outbox, reply),
+            } => self.connect(token, last_v, outbox, reply).await,
             Cmd::Disconnect { conn } => self.disconnect(conn),
-            Cmd::Act { conn, ack, action } => self.human_act(conn, ack, action),
-            Cmd::BotMove { v, seat, actions } => self.bot_move(v, seat, actions),
+            Cmd::Act { conn, ack, action } => self.human_act(conn, ack, action).await,
+            Cmd::BotMove { v, seat, actions } => self.bot_move(v, seat, actions).await,
+            Cmd::Rated { game_id, changes } => {
+                self.emit(Event::Rated { game_id, changes });
+            }
         }
     }
 
     fn check_host(&self, token: &str) -> Result<(), RoomError> {
-        // Constant-time comparison is not needed for 128-bit random tokens over a network, but
-        // comparing whole strings keeps it simple and exact.
-        if token == self.host_token {
+        // Tokens are 128 random bits: comparing their hashes whole is exact and leaks nothing useful.
+        if hash_secret(token) == self.host_hash {
             Ok(())
         } else {
             Err(RoomError::new(
@@ -234,7 +337,7 @@ impl Room {
         }
     }
 
-    fn join(&mut self, name: String) -> Result<Joined, RoomError> {
+    async fn join(&mut self, name: String, player_id: Option<String>) -> Result<Joined, RoomError> {
         let name = name.trim().to_owned();
         if name.is_empty() || name.chars().count() > 32 {
             return Err(RoomError::new(
@@ -252,7 +355,16 @@ impl Room {
             ));
         };
         let token = new_token();
-        self.seats[seat.index()] = SeatState::Human(Human::new(name.clone(), token.clone()));
+        let token_hash = hash_secret(&token);
+        self.append_room(RoomRecord::Joined {
+            seat,
+            name: name.clone(),
+            token_hash: token_hash.clone(),
+            player_id: player_id.clone(),
+        })
+        .await?;
+        self.seats[seat.index()] =
+            SeatState::Human(Human::new(name.clone(), token_hash, player_id));
         self.emit(Event::SeatTaken { seat, name });
         Ok(Joined {
             seat,
@@ -260,7 +372,7 @@ impl Room {
         })
     }
 
-    fn change_settings(&mut self, change: ChangeSettings) -> Result<RoomInfo, RoomError> {
+    async fn change_settings(&mut self, change: ChangeSettings) -> Result<RoomInfo, RoomError> {
         if self.phase() == Phase::Playing {
             return Err(RoomError::new(
                 ErrorCode::GameRunning,
@@ -285,6 +397,7 @@ impl Room {
         if let Some(p) = change.public {
             next.public = p;
         }
+        self.append_room(RoomRecord::settings(&next)).await?;
         self.settings = next;
         self.emit(Event::SettingsChanged {
             options: self.settings.options.clone(),
@@ -295,7 +408,7 @@ impl Room {
         Ok(self.info())
     }
 
-    fn seat_cpu(&mut self, seat: Seat, level: u8) -> Result<RoomInfo, RoomError> {
+    async fn seat_cpu(&mut self, seat: Seat, level: u8) -> Result<RoomInfo, RoomError> {
         if !matches!(self.seats[seat.index()], SeatState::Empty) {
             return Err(RoomError::new(
                 ErrorCode::SeatTaken,
@@ -308,13 +421,14 @@ impl Room {
                 format!("CPU level must be 1..={}", crate::bot::MAX_LEVEL),
             ));
         }
+        self.append_room(RoomRecord::Cpu { seat, level }).await?;
         self.seats[seat.index()] = SeatState::Cpu { level };
         self.emit(Event::CpuSeated { seat, level });
-        self.drive();
+        self.drive().await;
         Ok(self.info())
     }
 
-    fn start(&mut self, rematch: bool) -> Result<RoomInfo, RoomError> {
+    async fn start(&mut self, rematch: bool) -> Result<RoomInfo, RoomError> {
         let first = match (&self.game, rematch) {
             (Some(g), _) if !g.over => {
                 return Err(RoomError::new(ErrorCode::GameRunning, "a game is running"));
@@ -341,28 +455,18 @@ impl Room {
                 details,
             },
         )?;
-        // Every empty seat gets a CPU player (medium unless configured otherwise).
-        let level = self.bot.config().fill_level;
-        for seat in Seat::ALL {
-            if matches!(self.seats[seat.index()], SeatState::Empty) {
-                self.seats[seat.index()] = SeatState::Cpu { level };
-                self.emit(Event::CpuSeated { seat, level });
-            }
-        }
         let dice = game.dice_faces().map(|_| DiceStream::from_os());
-        self.game_no += 1;
-        self.game = Some(Running {
-            game,
+        // The seed goes into the server's log (never to clients before the end), so that a rebuilt
+        // room continues the same dice stream.
+        let started_at = now_ms();
+        self.append_room(RoomRecord::Started {
+            game_no: self.game_no + 1,
             first,
-            dice,
-            actions: Vec::new(),
-            turn: None,
-            deadline: None,
-            timed_out: false,
-            bot_pending: None,
-            plan: None,
-            over: false,
-        });
+            seed: dice.as_ref().map(DiceStream::reveal),
+            at: started_at,
+        })
+        .await?;
+        self.begin_game(game, first, dice, started_at, true);
         self.refresh_turn();
         let running = self.game.as_ref().expect("just set");
         self.emit(Event::GameStarted {
@@ -372,11 +476,48 @@ impl Room {
             options: self.settings.options.clone(),
             dice_commit: running.dice.as_ref().map(DiceStream::commit),
         });
-        self.drive();
+        self.drive().await;
         Ok(self.info())
     }
 
-    fn connect(
+    /// Sets up the next game (shared by `start` and the rebuild): empty seats get CPU players.
+    fn begin_game(
+        &mut self,
+        game: TableGame,
+        first: Seat,
+        dice: Option<DiceStream>,
+        started_at: u64,
+        announce: bool,
+    ) {
+        // Every empty seat gets a CPU player (medium unless configured otherwise).
+        let level = self.bot.config().fill_level;
+        for seat in Seat::ALL {
+            if matches!(self.seats[seat.index()], SeatState::Empty) {
+                self.seats[seat.index()] = SeatState::Cpu { level };
+                if announce {
+                    self.emit(Event::CpuSeated { seat, level });
+                }
+            }
+        }
+        self.game_no += 1;
+        self.game = Some(Running {
+            game,
+            first,
+            dice,
+            actions: Vec::new(),
+            recorded: Vec::new(),
+            cpu_finished: [false; 4],
+            started_at,
+            turn: None,
+            deadline: None,
+            timed_out: false,
+            bot_pending: None,
+            plan: None,
+            over: false,
+        });
+    }
+
+    async fn connect(
         &mut self,
         token: Option<String>,
         last_v: Option<u64>,
@@ -386,8 +527,9 @@ impl Room {
         let seat = match &token {
             None => None,
             Some(token) => {
+                let hash = hash_secret(token);
                 let found = Seat::ALL.into_iter().find(
-                    |s| matches!(&self.seats[s.index()], SeatState::Human(h) if &h.token == token),
+                    |s| matches!(&self.seats[s.index()], SeatState::Human(h) if h.token_hash == hash),
                 );
                 match found {
                     Some(seat) => Some(seat),
@@ -424,7 +566,9 @@ impl Room {
         }
         let conn = self.next_conn;
         self.next_conn += 1;
-        let missed = last_v.and_then(|since| self.history.since(since, self.v));
+        let missed = last_v
+            .filter(|&since| since > self.resume_floor)
+            .and_then(|since| self.history.since(since, self.v));
         let welcome = ServerMsg::Welcome {
             room: self.id.to_string(),
             seat,
@@ -453,7 +597,7 @@ impl Room {
         if let Some(seat) = seat {
             self.send_view_to(seat, Some(conn));
         }
-        self.drive();
+        self.drive().await;
     }
 
     fn disconnect(&mut self, conn: u64) {
@@ -488,8 +632,8 @@ impl Room {
 
     // ---------------------------------------------------------------- game actions
 
-    fn human_act(&mut self, conn: u64, ack: u64, action: Option<Value>) {
-        let result = self.try_human_act(conn, ack, action);
+    async fn human_act(&mut self, conn: u64, ack: u64, action: Option<Value>) {
+        let result = self.try_human_act(conn, ack, action).await;
         if let Err(e) = result {
             self.send_to(
                 conn,
@@ -503,7 +647,7 @@ impl Room {
         }
     }
 
-    fn try_human_act(
+    async fn try_human_act(
         &mut self,
         conn: u64,
         ack: u64,
@@ -553,18 +697,18 @@ impl Room {
                     .map_err(|m| RoomError::new(ErrorCode::BadMessage, m))?
             }
         };
-        let v = self.play(seat, Actor::Human, action)?;
+        let v = self.play(seat, Actor::Human, action, Some(ack)).await?;
         let keep = self.config.acks_kept;
         if let Some(h) = self.seats[seat.index()].human_mut() {
             h.remember_ack(ack, v, keep);
         }
         self.send_to(conn, frame(&ServerMsg::Ack { ack, v }));
-        self.drive();
+        self.drive().await;
         Ok(())
     }
 
     /// A CPU decision (or the next step of a decided turn) arrives for the state at version `v`.
-    fn bot_move(&mut self, v: u64, seat: Seat, actions: Vec<TableAction>) {
+    async fn bot_move(&mut self, v: u64, seat: Seat, actions: Vec<TableAction>) {
         let Some(running) = self.game.as_mut() else {
             return;
         };
@@ -578,12 +722,12 @@ impl Room {
                 .stale
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             tracing::debug!(room = %self.id, %seat, v, now = self.v, "stale CPU move discarded");
-            self.drive();
+            self.drive().await;
             return;
         }
         let mut actions = actions.into_iter();
         match actions.next() {
-            Some(action) => match self.play(seat, Actor::Cpu, action) {
+            Some(action) => match self.play(seat, Actor::Cpu, action, None).await {
                 Ok(_) => {
                     // The rest of the turn is played one action at a time, with the CPU pause
                     // between, while nothing else happens in the room.
@@ -597,38 +741,73 @@ impl Room {
                         });
                     }
                 }
+                // Not recorded: the game did not move; `retry_at` drives it again.
+                Err(e) if e.code == ErrorCode::Unavailable => {}
                 Err(e) => {
                     tracing::error!(room = %self.id, %seat, error = %e, "the CPU chose an illegal action");
                 }
             },
             None => tracing::error!(room = %self.id, %seat, "the CPU found no action"),
         }
-        self.drive();
+        self.drive().await;
     }
 
-    /// Apply one action: rules first, then the log (before anyone hears of it), then the event.
-    /// Returns the event's version.
-    fn play(&mut self, seat: Seat, by: Actor, action: TableAction) -> Result<u64, RoomError> {
-        let running = self.game.as_mut().expect("checked by callers");
+    /// Apply one action: rules first (on a copy of the game), then the log (before anyone hears of
+    /// it), and only once the log kept it the copy becomes the game and the event goes out. Returns
+    /// the event's version. `dice` is the dice stream after a throw, committed with the throw.
+    async fn play_with(
+        &mut self,
+        seat: Seat,
+        by: Actor,
+        action: TableAction,
+        ack: Option<u64>,
+        dice: Option<DiceStream>,
+    ) -> Result<u64, RoomError> {
+        let running = self.game.as_ref().expect("checked by callers");
+        let mut next = running.game.clone();
         let action_json = action.to_json();
-        let applied = running.game.apply(action).map_err(|(code, message)| {
+        let applied = next.apply(action).map_err(|(code, message)| {
             RoomError::new(ErrorCode::IllegalAction, format!("{code}: {message}"))
         })?;
+        let at = now_ms();
         let entry = LogEntry {
             room: self.id.to_string(),
             game_no: self.game_no,
             seq: running.actions.len() as u64,
-            action: action_json.clone(),
+            kind: if by == Actor::Room {
+                EntryKind::Dice
+            } else {
+                EntryKind::Action
+            },
+            payload: GameEntry {
+                seat,
+                by,
+                action: action_json.clone(),
+                ack,
+                at,
+            }
+            .to_value(),
         };
-        if let Err(e) = self.log.append(entry) {
-            // The rules state moved on but the action is not durable: nothing is acknowledged.
-            // With the in-memory log this cannot happen; a store will rebuild the room by replay.
+        if let Err(e) = self.log.append(entry).await {
+            // Not durable: the game stays as it was (the copy is dropped) and nothing is acknowledged.
             tracing::error!(room = %self.id, error = %e, "action log failed");
-            return Err(RoomError::new(
-                ErrorCode::Unavailable,
-                "the action could not be recorded",
-            ));
+            self.retry_at = Some(Instant::now() + std::time::Duration::from_millis(500));
+            return Err(unavailable(e));
         }
+        let cpu_for_human =
+            by == Actor::Cpu && matches!(self.seats[seat.index()], SeatState::Human(_));
+        let running = self.game.as_mut().expect("still there");
+        running.game = next;
+        if let Some(dice) = dice {
+            running.dice = Some(dice);
+        }
+        running.cpu_finished[seat.index()] |= cpu_for_human;
+        running.recorded.push(RecordedAction {
+            seq: running.actions.len() as u64,
+            seat,
+            by,
+            action: action_json.clone(),
+        });
         running.actions.push(action_json.clone());
         let state = running.game.public_state();
         let outcome = running.game.outcome_json();
@@ -646,13 +825,25 @@ impl Room {
             running.deadline = None;
             let dice_seed = running.dice.as_ref().map(DiceStream::reveal);
             self.emit(Event::GameOver { outcome, dice_seed });
+            self.record_finished(at);
         }
         Ok(v)
     }
 
+    async fn play(
+        &mut self,
+        seat: Seat,
+        by: Actor,
+        action: TableAction,
+        ack: Option<u64>,
+    ) -> Result<u64, RoomError> {
+        self.play_with(seat, by, action, ack, None).await
+    }
+
     /// After any change: throw the dice when a turn needs them, then hand the turn to the CPU if the
     /// seat to act is played by it, and show the seat to act its legal actions.
-    fn drive(&mut self) {
+    async fn drive(&mut self) {
+        self.retry_at = None;
         loop {
             let Some(running) = self.game.as_mut() else {
                 return;
@@ -666,14 +857,20 @@ impl Room {
             let Some((lo, hi)) = running.game.wants_roll() else {
                 break;
             };
-            let dice = running
+            // Throw on a copy of the stream: it advances only if the throw is recorded.
+            let mut stream = running
                 .dice
-                .as_mut()
-                .expect("a game with dice has a dice stream")
-                .throw(lo, hi);
+                .clone()
+                .expect("a game with dice has a dice stream");
+            let dice = stream.throw(lo, hi);
             let roll = running.game.roll(dice);
-            if let Err(e) = self.play(seat, Actor::Room, roll) {
-                tracing::error!(room = %self.id, error = %e, "the rules refused a dice throw");
+            if let Err(e) = self
+                .play_with(seat, Actor::Room, roll, None, Some(stream))
+                .await
+            {
+                if e.code != ErrorCode::Unavailable {
+                    tracing::error!(room = %self.id, error = %e, "the rules refused a dice throw");
+                }
                 return;
             }
         }
@@ -797,6 +994,9 @@ impl Room {
                 }
             }
         }
+        if let Some(at) = self.retry_at {
+            consider(at);
+        }
         for seat in &self.seats {
             if let SeatState::Human(h) = seat {
                 if let (Some(since), false) = (h.away_since, h.cpu_playing) {
@@ -807,7 +1007,7 @@ impl Room {
         wake
     }
 
-    fn on_timer(&mut self) {
+    async fn on_timer(&mut self) {
         let now = Instant::now();
         if let Some(g) = self.game.as_mut() {
             if !g.over && !g.timed_out && g.deadline.is_some_and(|(at, _)| at <= now) {
@@ -829,7 +1029,7 @@ impl Room {
                 });
             }
         }
-        self.drive();
+        self.drive().await;
     }
 
     // ---------------------------------------------------------------- events and views

@@ -7,6 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};
 
+#[derive(Clone)]
 pub struct DiceStream {
     seed: [u8; 32],
     rng: ChaCha20Rng,

@@ -226,17 +226,23 @@ impl TableGame {
         }
     }
 
-    /// Read a client's action. The room throws the dice itself and resigning has its own message,
-    /// so a client may send neither as an action.
-    pub fn parse_action(&self, value: &Value) -> Result<TableAction, String> {
-        let action = match self {
+    /// Read an action as the room's log holds it: any action, resignations and dice throws included
+    /// (the log is the server's own, unlike a client's message).
+    pub fn parse_logged(&self, value: &Value) -> Result<TableAction, String> {
+        Ok(match self {
             TableGame::Chaturaji(_) => TableAction::Chaturaji(
                 serde_json::from_value(value.clone()).map_err(|e| e.to_string())?,
             ),
             TableGame::Fourchess { .. } => TableAction::Fourchess(
                 serde_json::from_value(value.clone()).map_err(|e| e.to_string())?,
             ),
-        };
+        })
+    }
+
+    /// Read a client's action. The room throws the dice itself and resigning has its own message,
+    /// so a client may send neither as an action.
+    pub fn parse_action(&self, value: &Value) -> Result<TableAction, String> {
+        let action = self.parse_logged(value)?;
         if action.is_resign()
             || matches!(
                 action,

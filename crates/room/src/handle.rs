@@ -44,6 +44,7 @@ pub(crate) enum Cmd {
     Info(oneshot::Sender<RoomInfo>),
     Join {
         name: String,
+        player_id: Option<String>,
         reply: Reply<Joined>,
     },
     Settings {
@@ -83,6 +84,11 @@ pub(crate) enum Cmd {
         /// The actions to apply in order (the first now, the rest one by one after the pause).
         actions: Vec<crate::game::TableAction>,
     },
+    /// A finished rated game was recorded: announce the rating changes.
+    Rated {
+        game_id: String,
+        changes: Vec<protocol::RatingChange>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -119,9 +125,15 @@ impl RoomHandle {
         rx.await.map_err(|_| RoomError::gone())
     }
 
-    /// Take the first free seat.
-    pub async fn join(&self, name: String) -> Result<Joined, RoomError> {
-        self.ask(|reply| Cmd::Join { name, reply }).await
+    /// Take the first free seat, as a guest (`player_id: None`) or as a player whose secret the
+    /// caller has checked.
+    pub async fn join(&self, name: String, player_id: Option<String>) -> Result<Joined, RoomError> {
+        self.ask(|reply| Cmd::Join {
+            name,
+            player_id,
+            reply,
+        })
+        .await
     }
 
     pub async fn change_settings(

@@ -15,7 +15,7 @@ pub mod log;
 pub mod record;
 mod seats;
 
-pub use actor::spawn;
+pub use actor::{StoredRoom, create, restore};
 pub use handle::{Connected, RoomError, RoomHandle};
 pub use seats::new_token;
 
@@ -41,8 +41,8 @@ pub struct RoomConfig {
     pub commands: usize,
     /// Acknowledged ack ids remembered per seat (for re-acking resent actions).
     pub acks_kept: usize,
-    /// A room nobody has been connected to for this long closes (its memory is freed; the
-    /// in-memory game is lost until persistence exists).
+    /// A room nobody has been connected to for this long closes (its memory is freed and the store
+    /// marks it closed: it is not rebuilt after a restart).
     pub idle_close: Duration,
 }
 

@@ -24,7 +24,10 @@ pub enum SeatState {
 #[derive(Debug)]
 pub struct Human {
     pub name: String,
-    pub token: String,
+    /// `store::hash_secret` of the seat token: the room's log keeps only the hash.
+    pub token_hash: String,
+    /// The player's identity when the joiner proved one (`player_id` + secret); `None`: a guest.
+    pub player_id: Option<String>,
     /// Open connections holding the seat token (a player may have two tabs).
     pub conns: u32,
     /// When the last connection dropped: the CPU takes over at `away_since + grace`.
@@ -36,10 +39,11 @@ pub struct Human {
 }
 
 impl Human {
-    pub fn new(name: String, token: String) -> Human {
+    pub fn new(name: String, token_hash: String, player_id: Option<String>) -> Human {
         Human {
             name,
-            token,
+            token_hash,
+            player_id,
             conns: 0,
             // Never connected yet: counts as away from the moment the seat is taken.
             away_since: Some(Instant::now()),

@@ -46,20 +46,22 @@ fn fast_bots() -> BotConfig {
     }
 }
 
-fn spawn(
+async fn spawn(
     game: GameKind,
     options: Value,
     config: Arc<RoomConfig>,
     pool: Arc<BotPool>,
 ) -> RoomHandle {
-    room::spawn(
+    room::create(
         "r".into(),
         settings(game, options),
-        "host".into(),
+        "host",
         config,
-        Box::new(MemoryLog::default()),
+        Arc::new(MemoryLog::default()),
         pool,
     )
+    .await
+    .expect("an in-memory log always takes the room")
 }
 
 /// Watch the room as a spectator; every frame parsed.
@@ -166,10 +168,11 @@ async fn each_seat_is_played_at_its_level() {
         json!({}),
         room_config(Duration::from_millis(20), Duration::ZERO),
         pool,
-    );
+    )
+    .await;
     // Red: a human who never connects (the CPU takes over after the grace period, at the takeover
     // level); Green: seated by the host at level 3; Yellow and Blue: filled at the start.
-    room.join("Ann".into()).await.unwrap();
+    room.join("Ann".into(), None).await.unwrap();
     room.seat_cpu("host".into(), Seat::Green, 3).await.unwrap();
     let info = room.start("host".into(), false).await.unwrap();
     assert_eq!(
@@ -206,7 +209,8 @@ async fn the_real_hard_player_searches_for_a_hard_seat() {
         json!({}),
         room_config(Duration::from_secs(60), Duration::ZERO),
         pool.clone(),
-    );
+    )
+    .await;
     for seat in Seat::ALL {
         room.seat_cpu("host".into(), seat, 3).await.unwrap();
     }
@@ -233,8 +237,9 @@ async fn a_result_for_a_changed_state_is_discarded() {
         json!({}),
         room_config(Duration::from_millis(20), Duration::ZERO),
         pool.clone(),
-    );
-    let ann = room.join("Ann".into()).await.unwrap();
+    )
+    .await;
+    let ann = room.join("Ann".into(), None).await.unwrap();
     let mut watcher = watch(&room).await;
     room.start("host".into(), false).await.unwrap();
     // Ann (Red, to act first) is away: after the grace period the CPU starts thinking for her.
@@ -288,7 +293,8 @@ async fn a_full_pool_queue_does_not_stall_a_room() {
         json!({}),
         room_config(Duration::from_secs(60), Duration::ZERO),
         pool.clone(),
-    );
+    )
+    .await;
     let mut rx = watch(&room).await;
     room.start("host".into(), false).await.unwrap();
     for _ in 0..20 {
@@ -313,7 +319,8 @@ async fn a_chaturaji_turn_is_one_plan_played_an_action_at_a_time() {
         json!({}),
         room_config(Duration::from_secs(60), delay),
         pool.clone(),
-    );
+    )
+    .await;
     let mut rx = watch(&room).await;
     room.start("host".into(), false).await.unwrap();
     // Follow the game for a while: every CPU action comes at least the pause after the event

@@ -22,6 +22,17 @@ fn settings(game: GameKind, options: Value) -> RoomSettings {
     }
 }
 
+/// CPU players that think for 2 ms: the tests are about the room, not about play strength.
+fn fast_pool() -> Arc<BotPool> {
+    BotPool::new(BotConfig {
+        easy: Duration::from_millis(2),
+        medium: Duration::from_millis(2),
+        hard: Duration::from_millis(2),
+        workers: 1,
+        ..BotConfig::default()
+    })
+}
+
 fn config() -> Arc<RoomConfig> {
     Arc::new(RoomConfig {
         cpu_delay: Duration::ZERO,
@@ -39,21 +50,17 @@ async fn next_json(rx: &mut mpsc::Receiver<Arc<str>>) -> Value {
 
 #[tokio::test]
 async fn a_connection_that_does_not_read_is_dropped_and_the_room_goes_on() {
-    let room = room::spawn(
+    let room = room::create(
         "r1".into(),
         settings(GameKind::Chaturaji, json!({"round_limit": 2})),
-        "host".into(),
+        "host",
         config(),
-        Box::new(MemoryLog::default()),
-        BotPool::new(BotConfig {
-            easy: Duration::from_millis(2),
-            medium: Duration::from_millis(2),
-            hard: Duration::from_millis(2),
-            workers: 1,
-            ..BotConfig::default()
-        }),
-    );
-    let joined = room.join("Ann".into()).await.unwrap();
+        Arc::new(MemoryLog::default()),
+        fast_pool(),
+    )
+    .await
+    .unwrap();
+    let joined = room.join("Ann".into(), None).await.unwrap();
     // Ann's connection has room for two frames and is never read.
     let (slow_tx, mut slow_rx) = mpsc::channel(2);
     room.connect(Some(joined.seat_token), None, slow_tx)
@@ -114,4 +121,133 @@ fn house_rules_fill_defaults_and_report_every_problem() {
         ]
     );
     assert!(TableGame::normalize_options(GameKind::Chaturaji, &json!([1])).is_err());
+}
+
+/// The room's log as the store would hand it back.
+fn stored(id: &str, log: &MemoryLog) -> room::StoredRoom {
+    let mut out = room::StoredRoom {
+        id: id.into(),
+        ..Default::default()
+    };
+    for e in log.entries() {
+        assert_eq!(e.room, id);
+        let list = if e.game_no == 0 {
+            &mut out.room_log
+        } else {
+            out.games.entry(e.game_no).or_default()
+        };
+        assert_eq!(e.seq as usize, list.len(), "seqs follow each other");
+        list.push(e.payload);
+    }
+    out
+}
+
+async fn snapshot_of(room: &room::RoomHandle) -> Value {
+    let (tx, mut rx) = mpsc::channel(1000);
+    room.connect(None, None, tx).await.unwrap();
+    let welcome = next_json(&mut rx).await;
+    welcome["snapshot"].clone()
+}
+
+#[tokio::test]
+async fn a_room_rebuilt_from_its_log_is_the_same_room() {
+    let log = MemoryLog::default();
+    let room = room::create(
+        "r2".into(),
+        settings(GameKind::Chaturaji, json!({"round_limit": 30})),
+        "host",
+        config(),
+        Arc::new(log.clone()),
+        fast_pool(),
+    )
+    .await
+    .unwrap();
+    let joined = room.join("Ann".into(), Some("p_1".into())).await.unwrap();
+    // Humans in red, blue and yellow: after Ann's action nobody plays until blue does, so the log
+    // and the snapshot below are of the same moment.
+    room.join("Bob".into(), None).await.unwrap();
+    room.join("Cy".into(), None).await.unwrap();
+    room.seat_cpu("host".into(), protocol::Seat::Green, 2)
+        .await
+        .unwrap();
+    room.start("host".into(), false).await.unwrap();
+    // Ann (red) starts: the room threw her dice. Play one action so the log has a human action.
+    let (tx, mut rx) = mpsc::channel(1000);
+    let conn = room
+        .connect(Some(joined.seat_token.clone()), None, tx)
+        .await
+        .unwrap();
+    let view = loop {
+        let m = next_json(&mut rx).await;
+        if m["t"] == "view" {
+            break m;
+        }
+    };
+    room.act(conn.conn, 41, Some(view["legal"][0].clone()))
+        .await
+        .unwrap();
+    loop {
+        let m = next_json(&mut rx).await;
+        assert_ne!(m["t"], "error", "{m}");
+        if m["t"] == "ack" {
+            break;
+        }
+    }
+    let before = snapshot_of(&room).await;
+
+    let rebuilt = room::restore(
+        stored("r2", &log),
+        config(),
+        Arc::new(MemoryLog::default()),
+        fast_pool(),
+    )
+    .unwrap();
+    let after = snapshot_of(&rebuilt).await;
+    assert_eq!(after["game"]["actions"], before["game"]["actions"]);
+    assert_eq!(after["game"]["state"], before["game"]["state"]);
+    assert_eq!(after["game"]["dice_commit"], before["game"]["dice_commit"]);
+    assert_eq!(
+        after["room"]["seats"][3],
+        json!({"kind": "cpu", "level": 2})
+    );
+    // The seat token and the host token still work; the human starts disconnected.
+    assert_eq!(
+        after["room"]["seats"][0],
+        json!({"kind": "human", "name": "Ann", "connected": false, "cpu_playing": false})
+    );
+    let (tx, mut rx2) = mpsc::channel(1000);
+    let conn2 = rebuilt
+        .connect(Some(joined.seat_token), Some(3), tx)
+        .await
+        .unwrap();
+    let welcome = next_json(&mut rx2).await;
+    assert!(
+        welcome["snapshot"].is_object(),
+        "an old version gets a snapshot"
+    );
+    // Ack 41 was applied before the rebuild: it is acknowledged again, not applied again.
+    rebuilt
+        .act(conn2.conn, 41, Some(view["legal"][0].clone()))
+        .await
+        .unwrap();
+    loop {
+        let m = next_json(&mut rx2).await;
+        assert_ne!(m["t"], "error", "{m}");
+        assert_ne!(m["event"]["e"], "acted", "nothing is applied again: {m}");
+        if m["t"] == "ack" {
+            assert_eq!(m["ack"], 41);
+            break;
+        }
+    }
+    assert!(
+        rebuilt
+            .start("not the host".into(), false)
+            .await
+            .is_err_and(|e| e.code == protocol::ErrorCode::BadToken)
+    );
+    // A tampered dice throw is refused instead of rebuilt silently.
+    let mut bad = stored("r2", &log);
+    let first = bad.games.get_mut(&1).unwrap();
+    first[0]["action"]["dice"] = json!([7, 7]);
+    assert!(room::restore(bad, config(), Arc::new(MemoryLog::default()), fast_pool()).is_err());
 }

@@ -11,12 +11,15 @@ use tokio::net::TcpListener;
 
 use room::RoomConfig;
 use room::bot_pool::BotPool;
+use room::log::ActionLog;
+use store::{LogWriter, Store};
 
 use crate::config::Config;
+use crate::persist::StoreLog;
 use crate::registry::Registry;
 use crate::shutdown::{DrainHooks, ShutdownTrigger, Stopping};
 use crate::telemetry::Connections;
-use crate::{logging, openapi, rest, shutdown, telemetry, ws};
+use crate::{logging, openapi, persist, rest, shutdown, telemetry, ws};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -32,6 +35,11 @@ pub struct AppState {
     pub connections: Arc<Connections>,
     /// Becomes true when the server stops: connections close with 1012.
     pub stopping: Stopping,
+    pub store: Arc<dyn Store>,
+    /// The group-commit writer every room's log goes through.
+    pub writer: LogWriter,
+    /// What rooms persist through (over `writer` and `store`).
+    pub log: Arc<dyn ActionLog>,
 }
 
 /// Every route of the server.
@@ -39,6 +47,8 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(rest::healthz))
         .route("/metrics", get(telemetry::serve))
+        .route("/readyz", get(rest::readyz))
+        .route("/players", post(rest::create_player))
         .route("/openapi.json", get(openapi::serve))
         .route("/rooms", post(rest::create_room).get(rest::list_rooms))
         .route("/rooms/{id}", get(rest::get_room))
@@ -83,6 +93,17 @@ impl Application {
         let connections = Arc::new(Connections::default());
         let (trigger, stopping) = shutdown::channel();
         let shutdown_timeout = Duration::from_millis(config.server.shutdown_timeout_ms);
+        let store = store::open_with(&config.database.url, &config.open_options()).await?;
+        let (writer, _task) = LogWriter::start(store.clone(), config.writer_config()).await?;
+        // What a previous run left in the spool goes into the database before the logs are read.
+        if writer.health().spooled > 0 {
+            tracing::info!("draining the log spool left by the previous run");
+            writer.wait_for(|h| h.spooled == 0).await;
+        }
+        let log: Arc<dyn ActionLog> = Arc::new(StoreLog {
+            store: store.clone(),
+            writer: writer.clone(),
+        });
         let state = AppState {
             room_config: Arc::new(config.room_config()),
             config: Arc::new(config),
@@ -91,7 +112,24 @@ impl Application {
             base_url: base_url.into(),
             connections: connections.clone(),
             stopping: stopping.clone(),
+            store,
+            writer,
+            log,
         };
+        let restored = persist::recover(
+            &state.store,
+            &state.registry,
+            state.room_config.clone(),
+            state.log.clone(),
+            state.bot.clone(),
+        )
+        .await?;
+        if restored > 0 {
+            tracing::info!(
+                rooms = restored,
+                "rebuilt the unfinished rooms from the database"
+            );
+        }
         Ok(Application {
             listener,
             addr,

@@ -1,5 +1,6 @@
 //! Layered configuration: `config/default.toml` (compiled in), then an optional file, then
-//! `FOURKINGS_<SECTION>__<KEY>` environment variables.
+//! `FOURKINGS_<SECTION>__<KEY>` environment variables. `DATABASE_URL`, the conventional variable,
+//! also sets `database.url` (a `FOURKINGS_DATABASE__URL` wins over it).
 
 use std::time::Duration;
 
@@ -21,6 +22,17 @@ pub struct Config {
     pub rooms: RoomsSection,
     pub bots: BotsSection,
     pub log: LogSection,
+    pub database: DatabaseSection,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseSection {
+    pub url: String,
+    pub spool_path: String,
+    pub max_connections: u32,
+    pub write_timeout_ms: u64,
+    pub connect_timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -109,7 +121,13 @@ impl Config {
         if let Some(file) = file {
             figment = figment.merge(Toml::file_exact(file));
         }
-        figment.merge(Env::prefixed("FOURKINGS_").split("__"))
+        figment
+            .merge(
+                Env::raw()
+                    .only(&["DATABASE_URL"])
+                    .map(|_| "database.url".into()),
+            )
+            .merge(Env::prefixed("FOURKINGS_").split("__"))
     }
 
     /// The compiled-in defaults alone (tests start from these and shorten the timers).
@@ -149,6 +167,20 @@ impl Config {
             idle_close: Duration::from_millis(self.rooms.idle_close_ms),
         }
     }
+
+    /// The log writer's settings (spool, write timeout) from `[database]`.
+    pub fn writer_config(&self) -> store::WriterConfig {
+        let mut writer = store::WriterConfig::new(&self.database.spool_path);
+        writer.write_timeout = Duration::from_millis(self.database.write_timeout_ms);
+        writer
+    }
+
+    pub fn open_options(&self) -> store::OpenOptions {
+        store::OpenOptions {
+            max_connections: self.database.max_connections,
+            acquire_timeout: Duration::from_millis(self.database.connect_timeout_ms),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +202,17 @@ mod tests {
             let config = Config::load(None).expect("loads");
             assert_eq!(config.timers.grace_ms, 1234);
             assert_eq!(config.server.listen, "127.0.0.1:0");
+            assert_eq!(config.database.url, store::DEFAULT_URL);
+            jail.set_env("DATABASE_URL", "postgres://db/a");
+            assert_eq!(
+                Config::load(None).expect("loads").database.url,
+                "postgres://db/a"
+            );
+            jail.set_env("FOURKINGS_DATABASE__URL", "postgres://db/b");
+            assert_eq!(
+                Config::load(None).expect("loads").database.url,
+                "postgres://db/b"
+            );
             Ok(())
         });
     }

@@ -9,6 +9,7 @@ mod error;
 pub mod logging;
 pub mod mask;
 mod openapi;
+mod persist;
 mod registry;
 mod rest;
 pub mod shutdown;

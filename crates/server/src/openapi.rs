@@ -13,6 +13,8 @@ use crate::rest;
     ),
     paths(
         rest::healthz,
+        rest::readyz,
+        rest::create_player,
         rest::create_room,
         rest::list_rooms,
         rest::get_room,

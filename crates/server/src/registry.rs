@@ -22,26 +22,20 @@ impl Registry {
             .cloned()
     }
 
-    /// Insert under a fresh id unless the server holds `max` rooms already.
-    pub fn insert_with(
-        &self,
-        max: usize,
-        make: impl FnOnce(String) -> RoomHandle,
-    ) -> Option<RoomHandle> {
-        let mut rooms = self.rooms.lock().expect("registry lock");
-        rooms.retain(|_, h| h.is_open());
-        if rooms.len() >= max {
-            return None;
-        }
-        let id = loop {
+    /// A fresh room id, not used by any room held now (the store's primary key refuses the
+    /// astronomically unlikely clash with an older room).
+    pub fn fresh_id(&self) -> String {
+        let rooms = self.rooms.lock().expect("registry lock");
+        loop {
             let id = room::new_token()[..10].to_owned();
             if !rooms.contains_key(&id) {
-                break id;
+                return id;
             }
-        };
-        let handle = make(id.clone());
-        rooms.insert(id, handle.clone());
-        Some(handle)
+        }
+    }
+
+    pub fn insert(&self, id: String, handle: RoomHandle) {
+        self.rooms.lock().expect("registry lock").insert(id, handle);
     }
 
     pub fn all(&self) -> Vec<RoomHandle> {

@@ -4,13 +4,14 @@ use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
+use axum::http::StatusCode;
 use protocol::{
-    ChangeSettings, CreateRoom, CreatedRoom, ErrorCode, Health, JoinRoom, Joined, RoomInfo,
-    RoomList, SeatCpu,
+    ChangeSettings, CreatePlayer, CreateRoom, CreatedPlayer, CreatedRoom, ErrorCode, GameKind,
+    Health, JoinRoom, Joined, Readiness, RoomInfo, RoomList, SeatCpu,
 };
 use room::game::TableGame;
-use room::log::MemoryLog;
 use room::{RoomError, RoomHandle, RoomSettings};
+use store::StoreError;
 
 use crate::app::AppState;
 use crate::error::ApiError;
@@ -55,6 +56,81 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
     })
 }
 
+/// Ready to serve: the database answers and the log writer writes straight to it. During a database
+/// outage games go on (accepted actions wait in the local spool) but the server is not ready: 503
+/// with the reason.
+#[utoipa::path(get, path = "/readyz",
+    responses((status = 200, body = Readiness), (status = 503, body = Readiness)))]
+pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) {
+    let ping = tokio::time::timeout(std::time::Duration::from_secs(2), state.store.ping()).await;
+    let database_error = match ping {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(format!("database: {e}")),
+        Err(_) => Some("database: no answer to a ping within 2 s".to_owned()),
+    };
+    let health = state.writer.health();
+    let reason = database_error.clone().or_else(|| {
+        (!health.ready).then(|| {
+            format!(
+                "log writer: {} entries wait in the spool ({})",
+                health.spooled,
+                health
+                    .last_error
+                    .as_deref()
+                    .unwrap_or("database unreachable")
+            )
+        })
+    });
+    let body = Readiness {
+        ready: reason.is_none(),
+        database: database_error.is_none(),
+        writer: health.ready,
+        spooled: health.spooled,
+        reason,
+    };
+    let status = if body.ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(body))
+}
+
+/// A store failure as the client sees it: a bad request for bad input, `unavailable` otherwise.
+fn store_error(e: StoreError) -> ApiError {
+    match e {
+        StoreError::InvalidName(why) => ApiError::new(
+            ErrorCode::BadMessage,
+            format!("invalid display name: {why}"),
+        ),
+        e => {
+            tracing::warn!(error = %e, "store request failed");
+            ApiError::new(ErrorCode::Unavailable, "the database is unavailable")
+        }
+    }
+}
+
+/// A new anonymous player for this device: keep the secret (it is shown once) and join rooms with
+/// `player_id` + `player_secret` so that rated games count for this player.
+#[utoipa::path(post, path = "/players", request_body = CreatePlayer,
+    responses((status = 200, body = CreatedPlayer), (status = 400, body = protocol::ApiError)))]
+pub async fn create_player(
+    State(state): State<AppState>,
+    req: Result<Json<CreatePlayer>, JsonRejection>,
+) -> ApiResult<CreatedPlayer> {
+    let req = body(req)?;
+    let new = state
+        .store
+        .create_player(&req.display_name)
+        .await
+        .map_err(store_error)?;
+    Ok(Json(CreatedPlayer {
+        player_id: new.player.id,
+        secret: new.secret,
+        display_name: new.player.display_name,
+    }))
+}
+
 /// Create a room: the answer carries the room id, an invite link and the secret host token.
 #[utoipa::path(post, path = "/rooms", request_body = CreateRoom,
     responses((status = 200, body = CreatedRoom), (status = 400, body = protocol::ApiError)))]
@@ -77,20 +153,44 @@ pub async fn create_room(
         rated: req.rated,
         public: req.public,
     };
+    if state.registry.len() >= state.config.server.max_rooms {
+        return Err(ApiError::new(
+            ErrorCode::TooManyRooms,
+            "the server holds too many rooms",
+        ));
+    }
     let host_token = room::new_token();
-    let handle = state
-        .registry
-        .insert_with(state.config.server.max_rooms, |id| {
-            room::spawn(
-                id,
-                settings,
-                host_token.clone(),
-                state.room_config.clone(),
-                Box::new(MemoryLog::default()),
-                state.bot.clone(),
-            )
+    let id = state.registry.fresh_id();
+    // The room row first (the log refers to it), then the room's first log record.
+    state
+        .store
+        .create_room(&store::NewRoom {
+            id: id.clone(),
+            game_kind: match settings.game {
+                GameKind::Chaturaji => "chaturaji",
+                GameKind::Fourchess => "fourchess",
+            }
+            .to_owned(),
+            options: settings.options.clone(),
+            host_token: host_token.clone(),
+            settings: serde_json::json!({
+                "turn_time": settings.turn_time,
+                "rated": settings.rated,
+                "public": settings.public,
+            }),
         })
-        .ok_or_else(|| ApiError::new(ErrorCode::TooManyRooms, "the server holds too many rooms"))?;
+        .await
+        .map_err(store_error)?;
+    let handle = room::create(
+        id.clone(),
+        settings,
+        &host_token,
+        state.room_config.clone(),
+        state.log.clone(),
+        state.bot.clone(),
+    )
+    .await?;
+    state.registry.insert(id, handle.clone());
     Ok(Json(CreatedRoom {
         room: handle.id().to_owned(),
         invite: format!("{}/?room={}", state.base_url, handle.id()),
@@ -139,7 +239,9 @@ pub async fn change_settings(
     Ok(Json(handle.change_settings(host, req).await?))
 }
 
-/// Take the first free seat with a display name; the answer carries the secret seat token.
+/// Take the first free seat with a display name; the answer carries the secret seat token. With
+/// `player_id` and `player_secret` (from `POST /players`) the seat plays under that identity; a wrong
+/// secret is `bad_token`.
 #[utoipa::path(post, path = "/rooms/{id}/join", params(("id" = String, Path)),
     request_body = JoinRoom,
     responses((status = 200, body = Joined), (status = 409, body = protocol::ApiError)))]
@@ -150,7 +252,32 @@ pub async fn join(
 ) -> ApiResult<Joined> {
     let handle = room(&state, &id)?;
     let req = body(req)?;
-    Ok(Json(handle.join(req.name).await?))
+    let player_id = match (req.player_id, req.player_secret) {
+        (None, None) => None,
+        (Some(player), Some(secret)) => {
+            let found = state
+                .store
+                .authenticate_player(&player, &secret)
+                .await
+                .map_err(store_error)?;
+            match found {
+                Some(p) => Some(p.id),
+                None => {
+                    return Err(ApiError::new(
+                        ErrorCode::BadToken,
+                        "unknown player or wrong player secret",
+                    ));
+                }
+            }
+        }
+        _ => {
+            return Err(ApiError::new(
+                ErrorCode::BadMessage,
+                "send `player_id` and `player_secret` together",
+            ));
+        }
+    };
+    Ok(Json(handle.join(req.name, player_id).await?))
 }
 
 /// Seat a CPU player at a level in a free seat (host token).

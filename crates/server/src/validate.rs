@@ -13,7 +13,8 @@ use figment::Figment;
 use serde::de::DeserializeOwned;
 
 use crate::config::{
-    BotsSection, Config, LimitsSection, LogSection, RoomsSection, ServerSection, TimersSection,
+    BotsSection, Config, DatabaseSection, LimitsSection, LogSection, RoomsSection, ServerSection,
+    TimersSection,
 };
 
 /// Every problem found in a configuration.
@@ -52,6 +53,7 @@ pub(crate) fn extract(figment: &Figment) -> Result<Config, ConfigError> {
     section::<RoomsSection>(figment, "rooms", &mut problems);
     section::<LogSection>(figment, "log", &mut problems);
     section::<BotsSection>(figment, "bots", &mut problems);
+    section::<DatabaseSection>(figment, "database", &mut problems);
     problems.extend(unknown_sections(figment));
     if problems.is_empty() {
         // A problem in a section not listed above.

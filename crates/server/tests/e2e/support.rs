@@ -27,6 +27,10 @@ pub fn test_config() -> Config {
     config.bots.easy_ms = 2;
     config.bots.medium_ms = 2;
     config.bots.hard_ms = 2;
+    // Every test server gets its own SQLite file and spool in a fresh folder.
+    let dir = tempfile::tempdir().expect("a temp dir").keep();
+    config.database.url = format!("sqlite://{}/fourkings.db", dir.display());
+    config.database.spool_path = format!("{}/log-spool.jsonl", dir.display());
     config
 }
 

@@ -1,0 +1,226 @@
+//! The server's side of persistence: the rooms' [`ActionLog`] over the store's group-commit
+//! [`LogWriter`], finished games recorded (idempotently, retried through outages), and the rebuild of
+//! every unfinished room at start-up.
+//!
+//! Seats of humans who joined without a player identity are recorded under the fixed `guest` player
+//! (migration 0002), and a game with such a seat moves no rating: one shared identity for many people
+//! would be a meaningless rating. Rated games need every human seat to carry a player id.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use protocol::{GameKind, RatingValue, Seat};
+use rating::{GameResult, Pool, Rating, TeamResult};
+use room::bot_pool::BotPool;
+use room::log::{ActionLog, EntryKind, LogEntry, LogError, LogFuture, Rated};
+use room::record::GameRecordDoc;
+use room::{RoomConfig, StoredRoom};
+use store::{FinishedGame, LogWriter, Recorded, RoomState, SeatPlayer, Store, StoreError};
+
+use crate::registry::Registry;
+
+/// The identity of every seat whose human did not give one.
+pub const GUEST_PLAYER: &str = "guest";
+
+/// The rooms' log: appends go through the writer (durable in the database or the spool before the
+/// room hears back), finished games straight to the store.
+#[derive(Debug, Clone)]
+pub struct StoreLog {
+    pub store: Arc<dyn Store>,
+    pub writer: LogWriter,
+}
+
+impl ActionLog for StoreLog {
+    fn append(&self, entry: LogEntry) -> LogFuture<Result<(), LogError>> {
+        let writer = self.writer.clone();
+        let entry = store::LogEntry {
+            room_id: entry.room,
+            game_no: entry.game_no as i32,
+            seq: entry.seq as i64,
+            kind: match entry.kind {
+                EntryKind::Action => store::EntryKind::Action,
+                EntryKind::Dice => store::EntryKind::Dice,
+            },
+            payload: entry.payload,
+            at: store::now_millis(),
+        };
+        Box::pin(async move {
+            writer
+                .append(entry)
+                .await
+                .map(|_| ())
+                .map_err(|e| LogError(e.to_string()))
+        })
+    }
+
+    fn record_game(&self, doc: GameRecordDoc) -> LogFuture<Rated> {
+        let store = self.store.clone();
+        Box::pin(async move { record_until_done(store, doc).await })
+    }
+
+    fn room_closed(&self, room: &str) {
+        let store = self.store.clone();
+        let id = room.to_owned();
+        tokio::spawn(async move {
+            let closed = async {
+                if let Some(r) = store.room(&id).await? {
+                    store
+                        .update_room(&id, &r.options, &r.settings, RoomState::Closed)
+                        .await?;
+                }
+                Ok::<(), StoreError>(())
+            };
+            if let Err(e) = closed.await {
+                // Harmless: the room is rebuilt at the next start and closes again when idle.
+                tracing::warn!(room = %id, error = %e, "could not mark the room closed");
+            }
+        });
+    }
+}
+
+/// Writes a finished game, retrying while the database is unreachable: the result is never lost, and
+/// the store's idempotency (by game id) keeps it from being written twice. Answers the rating changes
+/// of a rated game written now.
+async fn record_until_done(store: Arc<dyn Store>, doc: GameRecordDoc) -> Rated {
+    let game = match finished_game(&doc) {
+        Ok(game) => game,
+        Err(e) => {
+            tracing::error!(game = %doc.game_id, error = %e, "cannot build the finished game");
+            return None;
+        }
+    };
+    let mut delay = Duration::from_millis(100);
+    loop {
+        match store.record_game(&game).await {
+            Ok(Recorded::Written { rating_changes }) => {
+                tracing::info!(game = %game.id, rated = game.rated, "game recorded");
+                if !game.rated {
+                    return None;
+                }
+                return Some(
+                    rating_changes
+                        .into_iter()
+                        .map(|c| protocol::RatingChange {
+                            player_id: c.player_id,
+                            seats: c.seats,
+                            before: value(c.before),
+                            after: value(c.after),
+                        })
+                        .collect(),
+                );
+            }
+            Ok(Recorded::AlreadyRecorded) => return None,
+            Err(e) if e.is_transient() => {
+                tracing::warn!(game = %game.id, error = %e, "recording the game: retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(2));
+            }
+            Err(e) => {
+                tracing::error!(game = %game.id, error = %e, "the store refused the finished game");
+                return None;
+            }
+        }
+    }
+}
+
+fn value(r: Rating) -> RatingValue {
+    RatingValue {
+        mu: r.mu,
+        sigma: r.sigma,
+        display: r.display(),
+    }
+}
+
+/// The rating pool of a game: the kind, and for four-player chess the mode.
+pub fn pool_of(game: GameKind, options: &serde_json::Value) -> Pool {
+    match game {
+        GameKind::Chaturaji => Pool::Chaturaji,
+        GameKind::Fourchess if options["mode"] == "teams" => Pool::FourchessTeams,
+        GameKind::Fourchess => Pool::FourchessFfa,
+    }
+}
+
+/// The store's view of a finished game, from the room's record.
+fn finished_game(doc: &GameRecordDoc) -> Result<FinishedGame, String> {
+    let pool = pool_of(doc.game, &doc.options);
+    let places: [u8; 4] = std::array::from_fn(|i| {
+        doc.outcome["standings"][i]["place"]
+            .as_u64()
+            .and_then(|p| u8::try_from(p).ok())
+            .unwrap_or(0)
+    });
+    let result = if pool.is_teams() {
+        let red = places[Seat::Red.index()];
+        let blue = places[Seat::Blue.index()];
+        GameResult::Teams(match red.cmp(&blue) {
+            std::cmp::Ordering::Less => TeamResult::RedYellowWin,
+            std::cmp::Ordering::Equal => TeamResult::Draw,
+            std::cmp::Ordering::Greater => TeamResult::BlueGreenWin,
+        })
+    } else {
+        GameResult::Places(places)
+    };
+    result.validate().map_err(|e| e.to_string())?;
+    let guests = doc.seats.iter().any(|s| s.player_id.is_none());
+    Ok(FinishedGame {
+        id: doc.game_id.clone(),
+        room_id: doc.room.clone(),
+        game_no: doc.game_no as i32,
+        pool,
+        rated: doc.rated && !guests,
+        options: doc.options.clone(),
+        first_seat: doc.first,
+        dice_commit: doc.dice_commit.clone(),
+        revealed_seed: doc.dice_seed.clone(),
+        seats: std::array::from_fn(|i| SeatPlayer {
+            player_id: doc.seats[i]
+                .player_id
+                .clone()
+                .unwrap_or_else(|| GUEST_PLAYER.to_owned()),
+            cpu_finished: doc.seats[i].cpu_finished,
+        }),
+        result,
+        standings: doc.outcome["standings"].clone(),
+        record: serde_json::to_value(doc).map_err(|e| e.to_string())?,
+        finished_at: doc.finished_at as i64,
+    })
+}
+
+/// Rebuilds every unfinished room from the store. Call it once the writer has drained its spool, so
+/// the logs are complete. A room whose log cannot be replayed is reported and left out.
+pub async fn recover(
+    store: &Arc<dyn Store>,
+    registry: &Registry,
+    config: Arc<RoomConfig>,
+    log: Arc<dyn ActionLog>,
+    bot: Arc<BotPool>,
+) -> Result<usize, StoreError> {
+    let mut restored = 0;
+    for row in store.unfinished_rooms().await? {
+        let room_log = store.load_log(&row.id, 0).await?;
+        if room_log.is_empty() {
+            // Created in the rooms table, but its first record never became durable: nobody got it.
+            continue;
+        }
+        let mut games = BTreeMap::new();
+        let last = store.last_game_no(&row.id).await?.unwrap_or(0);
+        for n in 1..=last {
+            let entries = store.load_log(&row.id, n).await?;
+            games.insert(n as u32, entries.into_iter().map(|e| e.payload).collect());
+        }
+        let stored = StoredRoom {
+            id: row.id.clone(),
+            room_log: room_log.into_iter().map(|e| e.payload).collect(),
+            games,
+        };
+        match room::restore(stored, config.clone(), log.clone(), bot.clone()) {
+            Ok(handle) => {
+                registry.insert(row.id.clone(), handle);
+                restored += 1;
+            }
+            Err(e) => tracing::error!(room = %row.id, error = %e, "cannot rebuild the room"),
+        }
+    }
+    Ok(restored)
+}
