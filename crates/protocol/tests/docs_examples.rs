@@ -92,6 +92,9 @@ fn every_docs_example_parses_into_the_protocol_types() {
             "rest:RoomList" => round_trip::<RoomList>(tag, text),
             "rest:ApiError" => round_trip::<ApiError>(tag, text),
             "rest:Health" => round_trip::<Health>(tag, text),
+            "rest:Leaderboard" => round_trip::<Leaderboard>(tag, text),
+            "rest:PlayerProfile" => round_trip::<PlayerProfile>(tag, text),
+            "rest:FinishedGameBody" => round_trip::<FinishedGameBody>(tag, text),
             other => panic!("unknown example tag `{other}`"),
         }
         if tag.starts_with("rest:") {
@@ -164,6 +167,10 @@ fn error_codes_serialize_as_their_stable_names() {
         ErrorCode::SeatTaken,
         ErrorCode::TooManyRooms,
         ErrorCode::Unavailable,
+        ErrorCode::NotFound,
+        ErrorCode::BadRequest,
+        ErrorCode::WrongGame,
+        ErrorCode::BadRecord,
     ] {
         assert_eq!(
             serde_json::to_value(code).unwrap(),

@@ -13,6 +13,8 @@ pub mod history;
 pub mod log;
 pub mod record;
 mod seats;
+pub mod selfplay;
+pub mod verify;
 
 pub use actor::spawn;
 pub use handle::{Connected, RoomError, RoomHandle};

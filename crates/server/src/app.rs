@@ -12,7 +12,7 @@ use room::bot::{Bot, SimpleBot};
 
 use crate::config::Config;
 use crate::registry::Registry;
-use crate::{openapi, rest, ws};
+use crate::{openapi, records, rest, ws};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -23,6 +23,8 @@ pub struct AppState {
     pub bot: Arc<dyn Bot>,
     /// Base of invite links, e.g. `http://127.0.0.1:8080`.
     pub base_url: Arc<str>,
+    /// Players, ratings and finished games (`[database] url`).
+    pub store: Arc<dyn store::Store>,
 }
 
 /// Every route of the server.
@@ -37,6 +39,10 @@ pub fn router(state: AppState) -> Router {
         .route("/rooms/{id}/cpu", post(rest::seat_cpu))
         .route("/rooms/{id}/start", post(rest::start))
         .route("/rooms/{id}/rematch", post(rest::rematch))
+        .route("/leaderboard", get(records::leaderboard))
+        .route("/players/{id}", get(records::player))
+        .route("/games/{id}", get(records::game))
+        .route("/games/{id}/pgn4", get(records::pgn4))
         .route("/ws", get(ws::upgrade))
         .fallback(crate::web::serve)
         .with_state(state)
@@ -52,7 +58,17 @@ pub struct Application {
 }
 
 impl Application {
+    /// Opens the configured database (migrating it) and binds.
     pub async fn build(config: Config) -> anyhow::Result<Application> {
+        let store = store::open(&config.database.url).await?;
+        Application::build_with_store(config, store).await
+    }
+
+    /// Binds, serving from a store the caller opened (tests share it to insert data).
+    pub async fn build_with_store(
+        config: Config,
+        store: Arc<dyn store::Store>,
+    ) -> anyhow::Result<Application> {
         let listener = TcpListener::bind(&config.server.listen).await?;
         let addr = listener.local_addr()?;
         let base_url = if config.server.public_url.is_empty() {
@@ -67,6 +83,7 @@ impl Application {
             registry: Arc::new(Registry::default()),
             bot: Arc::new(SimpleBot),
             base_url: base_url.into(),
+            store,
         };
         Ok(Application {
             listener,

@@ -17,6 +17,7 @@ pub struct Config {
     pub limits: LimitsSection,
     pub timers: TimersSection,
     pub rooms: RoomsSection,
+    pub database: DatabaseSection,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -53,6 +54,13 @@ pub struct RoomsSection {
     pub history: usize,
     pub acks_kept: usize,
     pub idle_close_ms: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseSection {
+    /// `sqlite://…` (a file, created on first start) or `postgres://…`.
+    pub url: String,
 }
 
 impl Config {

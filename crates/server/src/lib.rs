@@ -7,6 +7,7 @@ pub mod app;
 pub mod config;
 mod error;
 mod openapi;
+mod records;
 mod registry;
 mod rest;
 pub mod web;

@@ -3,6 +3,7 @@
 
 mod arena;
 mod perft;
+mod verify;
 
 use std::path::PathBuf;
 
@@ -27,6 +28,9 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Play CPU players against each other and print per-level results.
     Arena(arena::ArenaArgs),
+    /// Check a finished game's record: dice commit, every throw, every action, the outcome.
+    /// Exit code 0 when everything matches, 1 when the record disagrees, 2 when it cannot be read.
+    Verify(verify::VerifyArgs),
 }
 
 #[derive(Debug, Args, Default)]
@@ -42,6 +46,7 @@ fn main() -> anyhow::Result<()> {
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Arena(args)) => arena::run(&args),
+        Some(Command::Verify(args)) => std::process::exit(verify::run(&args)),
         None => serve(ServeArgs::default()),
     }
 }

@@ -1,6 +1,7 @@
 //! A real server on port 0, a minimal HTTP client for the REST calls, and real WebSocket clients.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -23,11 +24,23 @@ pub fn test_config() -> Config {
     // Server pings would keep a stuck test's reads alive; keep them out of the way.
     config.timers.ping_interval_ms = 60_000;
     config.timers.idle_timeout_ms = 180_000;
+    // A private in-memory SQLite database per server: nothing is left behind.
+    config.database.url = "sqlite::memory:".into();
     config
 }
 
 pub async fn start(config: Config) -> SocketAddr {
     let app = Application::build(config).await.expect("binds");
+    let addr = app.addr();
+    tokio::spawn(app.run());
+    addr
+}
+
+/// A server reading and writing `store` (the test keeps it to insert data).
+pub async fn start_with_store(config: Config, store: Arc<dyn store::Store>) -> SocketAddr {
+    let app = Application::build_with_store(config, store)
+        .await
+        .expect("binds");
     let addr = app.addr();
     tokio::spawn(app.run());
     addr
@@ -41,6 +54,19 @@ pub async fn http(
     token: Option<&str>,
     body: Option<&str>,
 ) -> (u16, Value) {
+    let (status, _, payload) = http_raw(addr, method, path, token, body).await;
+    let value = serde_json::from_str(&payload).unwrap_or(Value::String(payload));
+    (status, value)
+}
+
+/// One HTTP/1.1 request with `Connection: close`; the status, the head (lower-cased) and the body.
+pub async fn http_raw(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).await.expect("connects");
     let body = body.unwrap_or("");
     let auth = token
@@ -56,16 +82,13 @@ pub async fn http(
     let raw = String::from_utf8(raw).unwrap();
     let (head, rest) = raw.split_once("\r\n\r\n").expect("a response");
     let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let payload = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
+    let head = head.to_ascii_lowercase();
+    let payload = if head.contains("transfer-encoding: chunked") {
         dechunk(rest)
     } else {
         rest.to_owned()
     };
-    let value = serde_json::from_str(&payload).unwrap_or(Value::String(payload));
-    (status, value)
+    (status, head, payload)
 }
 
 fn dechunk(mut s: &str) -> String {
