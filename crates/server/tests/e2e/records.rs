@@ -16,7 +16,7 @@ use store::{FinishedGame, NewRoom, RatingChange, Recorded, SeatPlayer, Store};
 
 use crate::support::{http, http_raw, start_with_store, test_config};
 
-for_both_backends!(records_are_served_over_rest);
+crate::for_both_backends!(records_are_served_over_rest);
 
 /// What the rules' outcome says about the seats, as the store rates it.
 fn result_of(pool: Pool, outcome: &Value) -> GameResult {
