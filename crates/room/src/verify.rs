@@ -64,9 +64,17 @@ pub enum Problem {
     /// The logged action is not an action of this game.
     BadAction { seq: u64, message: String },
     /// The record names another seat than the one the replay says acted.
-    WrongSeat { seq: u64, expected: Seat, found: Seat },
+    WrongSeat {
+        seq: u64,
+        expected: Seat,
+        found: Seat,
+    },
     /// A dice throw not made by the room, or a move made by the room.
-    WrongActor { seq: u64, expected: Actor, found: Actor },
+    WrongActor {
+        seq: u64,
+        expected: Actor,
+        found: Actor,
+    },
     /// The game was waiting for the room's throw, the log holds something else.
     MissingThrow {
         seq: u64,
@@ -115,7 +123,10 @@ impl fmt::Display for Problem {
                 "dice commit: sha256(seed) is {computed}, the published commit is {committed}"
             ),
             Problem::BadSeq { index, found } => {
-                write!(f, "action #{index}: expected seq {index}, found seq {found}")
+                write!(
+                    f,
+                    "action #{index}: expected seq {index}, found seq {found}"
+                )
             }
             Problem::BadAction { seq, message } => {
                 write!(f, "seq {seq}: not an action of this game: {message}")
@@ -144,7 +155,10 @@ impl fmt::Display for Problem {
                 "seq {seq}: expected the dice throw {expected:?}, found the action {found}"
             ),
             Problem::UnexpectedThrow { seq, found } => {
-                write!(f, "seq {seq}: a dice throw {found:?} where no throw was due")
+                write!(
+                    f,
+                    "seq {seq}: a dice throw {found:?} where no throw was due"
+                )
             }
             Problem::DiceMismatch {
                 seq,
@@ -479,7 +493,12 @@ mod tests {
         // The most devious tamper: a face that moves the same pieces, so the game stays legal.
         let (throw, at) = (3..)
             .map(|n| (n, nth_throw(&doc, n)))
-            .find(|&(_, at)| doc.actions[at].action["dice"][0].as_u64().and_then(|f| twin(f as u8)).is_some())
+            .find(|&(_, at)| {
+                doc.actions[at].action["dice"][0]
+                    .as_u64()
+                    .and_then(|f| twin(f as u8))
+                    .is_some()
+            })
             .unwrap();
         let logged: [u8; 2] =
             serde_json::from_value(doc.actions[at].action["dice"].clone()).unwrap();
@@ -532,7 +551,10 @@ mod tests {
     fn a_swapped_action_is_reported_where_the_order_breaks() {
         // Four-player chess: swap the moves at seq 10 and 11 (two different seats).
         let mut doc = fourchess("teams", 7);
-        let (a, b) = (doc.actions[10].action.clone(), doc.actions[11].action.clone());
+        let (a, b) = (
+            doc.actions[10].action.clone(),
+            doc.actions[11].action.clone(),
+        );
         doc.actions[10].action = b;
         doc.actions[11].action = a;
         let report = verify_record(&doc);
@@ -554,7 +576,12 @@ mod tests {
         doc.actions[at].seq = at as u64;
         doc.actions[at + 1].seq = at as u64 + 1;
         let report = verify_record(&doc);
-        let Problem::MissingThrow { seq, expected, found } = &report.problems[0] else {
+        let Problem::MissingThrow {
+            seq,
+            expected,
+            found,
+        } = &report.problems[0]
+        else {
             panic!("{:?}", report.problems);
         };
         assert_eq!(*seq, at as u64);

@@ -237,7 +237,10 @@ pub async fn pgn4(
     if doc.game != GameKind::Fourchess {
         return Err(ApiError::new(
             ErrorCode::WrongGame,
-            format!("`{id}` is a {} game; PGN4 is for four-player chess", doc.game.name()),
+            format!(
+                "`{id}` is a {} game; PGN4 is for four-player chess",
+                doc.game.name()
+            ),
         ));
     }
     let (report, game) = room::verify::replay(&doc);

@@ -33,7 +33,10 @@ fn verify_accepts_a_good_record_and_pinpoints_a_tampered_one() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("everything matches"), "{stdout}");
-    assert!(stdout.contains(doc.dice_commit.as_deref().unwrap()), "{stdout}");
+    assert!(
+        stdout.contains(doc.dice_commit.as_deref().unwrap()),
+        "{stdout}"
+    );
 
     // The REST body around it.
     let wrapped = dir.path().join("wrapped.json");
@@ -51,7 +54,10 @@ fn verify_accepts_a_good_record_and_pinpoints_a_tampered_one() {
         .filter(|(_, a)| a.action["type"] == "roll")
         .enumerate()
         .map(|(n, (at, _))| (n + 1, at))
-        .find(|&(n, at)| n > 3 && [1, 4, 5, 6].contains(&tampered.actions[at].action["dice"][0].as_u64().unwrap()))
+        .find(|&(n, at)| {
+            n > 3
+                && [1, 4, 5, 6].contains(&tampered.actions[at].action["dice"][0].as_u64().unwrap())
+        })
         .unwrap();
     let faces = tampered.actions[at].action["dice"].clone();
     let first = faces[0].as_u64().unwrap();

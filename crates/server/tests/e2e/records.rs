@@ -101,7 +101,11 @@ async fn error_code(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
     let code = body["error"]["code"]
         .as_str()
         .unwrap_or_else(|| panic!("{path}: not an error body: {body}"));
-    assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty())
+    );
     (status, code.to_owned())
 }
 
@@ -207,7 +211,10 @@ async fn records_are_served_over_rest(store: Arc<dyn Store>) {
     assert_eq!(pools, Pool::ALL.to_vec());
     for r in &profile.ratings {
         let (rating, games) = expected[&(ann.to_owned(), r.pool)];
-        assert_eq!((r.rating.mu, r.rating.sigma, r.games), (rating.mu, rating.sigma, games));
+        assert_eq!(
+            (r.rating.mu, r.rating.sigma, r.games),
+            (rating.mu, rating.sigma, games)
+        );
     }
     let newest_first: Vec<String> = games.iter().rev().map(|(d, _)| d.game_id.clone()).collect();
     let history_ids: Vec<String> = profile.history.iter().map(|h| h.game_id.clone()).collect();
@@ -241,21 +248,41 @@ async fn records_are_served_over_rest(store: Arc<dyn Store>) {
             .find(|c| c.player_id == change.player_id)
             .unwrap();
         assert_eq!(served.seats, change.seats);
-        assert_eq!((served.before.mu, served.before.sigma), (change.before.mu, change.before.sigma));
-        assert_eq!((served.after.mu, served.after.sigma), (change.after.mu, change.after.sigma));
+        assert_eq!(
+            (served.before.mu, served.before.sigma),
+            (change.before.mu, change.before.sigma)
+        );
+        assert_eq!(
+            (served.after.mu, served.after.sigma),
+            (change.after.mu, change.after.sigma)
+        );
     }
 
     // ---- PGN4 of the chess games reads back into the same game ----
     for (doc, _) in &games[3..] {
-        let (status, head, text) =
-            http_raw(addr, "GET", &format!("/games/{}/pgn4", doc.game_id), None, None).await;
+        let (status, head, text) = http_raw(
+            addr,
+            "GET",
+            &format!("/games/{}/pgn4", doc.game_id),
+            None,
+            None,
+        )
+        .await;
         assert_eq!(status, 200, "{text}");
         assert!(head.contains("content-type: text/plain"), "{head}");
-        let variant = if pool_of(doc) == Pool::FourchessTeams { "Teams" } else { "FFA" };
+        let variant = if pool_of(doc) == Pool::FourchessTeams {
+            "Teams"
+        } else {
+            "FFA"
+        };
         assert!(text.contains(&format!("[Variant \"{variant}\"]")), "{text}");
         let options: fourchess::Options = serde_json::from_value(doc.options.clone()).unwrap();
-        let imported = fourchess::import_pgn4(&text, options).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        assert_eq!(serde_json::to_value(imported.outcome()).unwrap(), doc.outcome);
+        let imported =
+            fourchess::import_pgn4(&text, options).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(
+            serde_json::to_value(imported.outcome()).unwrap(),
+            doc.outcome
+        );
         // Every move (and resignation) of the record is in the PGN4.
         assert_eq!(imported.record().len(), doc.actions.len());
     }
@@ -270,10 +297,26 @@ async fn records_are_served_over_rest(store: Arc<dyn Store>) {
         (format!("/players/{ann}?history=-1"), 400, "bad_request"),
         ("/leaderboard".to_owned(), 400, "bad_request"),
         ("/leaderboard?pool=chess".to_owned(), 400, "bad_request"),
-        ("/leaderboard?pool=chaturaji&limit=0".to_owned(), 400, "bad_request"),
-        ("/leaderboard?pool=chaturaji&limit=many".to_owned(), 400, "bad_request"),
-        ("/leaderboard?pool=chaturaji&offset=-1".to_owned(), 400, "bad_request"),
+        (
+            "/leaderboard?pool=chaturaji&limit=0".to_owned(),
+            400,
+            "bad_request",
+        ),
+        (
+            "/leaderboard?pool=chaturaji&limit=many".to_owned(),
+            400,
+            "bad_request",
+        ),
+        (
+            "/leaderboard?pool=chaturaji&offset=-1".to_owned(),
+            400,
+            "bad_request",
+        ),
     ] {
-        assert_eq!(error_code(addr, &path).await, (status, code.to_owned()), "{path}");
+        assert_eq!(
+            error_code(addr, &path).await,
+            (status, code.to_owned()),
+            "{path}"
+        );
     }
 }
