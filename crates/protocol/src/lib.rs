@@ -126,6 +126,14 @@ pub enum ErrorCode {
     TooManyRooms,
     /// The room is shutting down, or could not record the action; retry.
     Unavailable,
+    /// No player or finished game with that id.
+    NotFound,
+    /// A query parameter is missing or out of range; `message` says which.
+    BadRequest,
+    /// The request needs the other game (e.g. PGN4, which only four-player chess has).
+    WrongGame,
+    /// A stored game record does not replay through the rules (the server's fault, not the client's).
+    BadRecord,
 }
 
 impl ErrorCode {
@@ -148,6 +156,10 @@ impl ErrorCode {
             ErrorCode::SeatTaken => "seat_taken",
             ErrorCode::TooManyRooms => "too_many_rooms",
             ErrorCode::Unavailable => "unavailable",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::WrongGame => "wrong_game",
+            ErrorCode::BadRecord => "bad_record",
         }
     }
 }

@@ -185,6 +185,115 @@ pub struct Health {
     pub rooms: usize,
 }
 
+/// A rating as shown to people: the Weng-Lin `mu` and `sigma`, and `display` =
+/// `round(1000 + 40·(mu − 3·sigma))`, the number leaderboards sort by.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RatingValue {
+    pub mu: f64,
+    pub sigma: f64,
+    pub display: i32,
+}
+
+impl From<rating::Rating> for RatingValue {
+    fn from(r: rating::Rating) -> RatingValue {
+        RatingValue {
+            mu: r.mu,
+            sigma: r.sigma,
+            display: r.display(),
+        }
+    }
+}
+
+/// One row of `GET /leaderboard`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LeaderboardRow {
+    /// 1-based place on the whole board (the offset included).
+    pub rank: i64,
+    pub player_id: String,
+    pub display_name: String,
+    /// One of the fixed CPU identities (`cpu:easy` …), listed only with `include_cpu=true`.
+    pub is_cpu: bool,
+    /// `round(1000 + 40·(mu − 3·sigma))`: rows are sorted by it, best first.
+    pub display: i32,
+    pub mu: f64,
+    pub sigma: f64,
+    /// Rated games in this pool.
+    pub games: i64,
+}
+
+/// `GET /leaderboard?pool=…`: the players of one rating pool, best first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Leaderboard {
+    /// `chaturaji`, `fourchess_teams` or `fourchess_ffa`.
+    #[schema(value_type = String, example = "chaturaji")]
+    pub pool: rating::Pool,
+    pub rows: Vec<LeaderboardRow>,
+}
+
+/// A player as anyone may see it (the secret is never shown).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PlayerInfo {
+    pub id: String,
+    pub display_name: String,
+    pub is_cpu: bool,
+    /// Unix milliseconds.
+    pub created_at: i64,
+}
+
+/// A player's rating in one pool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PoolRatingInfo {
+    #[schema(value_type = String, example = "chaturaji")]
+    pub pool: rating::Pool,
+    pub rating: RatingValue,
+    pub games: i64,
+}
+
+/// One rating change in a player's history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RatingHistoryEntry {
+    #[schema(value_type = String, example = "chaturaji")]
+    pub pool: rating::Pool,
+    /// The finished game (`GET /games/{game_id}`).
+    pub game_id: String,
+    pub before: RatingValue,
+    pub after: RatingValue,
+    /// Unix milliseconds (the game's end).
+    pub at: i64,
+}
+
+/// `GET /players/{id}`: ratings per pool and the latest rating changes, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PlayerProfile {
+    pub player: PlayerInfo,
+    pub ratings: Vec<PoolRatingInfo>,
+    pub history: Vec<RatingHistoryEntry>,
+}
+
+/// One player's rating change from one game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GameRatingChange {
+    pub player_id: String,
+    /// The seats this player held (a CPU level may fill several).
+    #[schema(value_type = Vec<String>)]
+    pub seats: Vec<crate::Seat>,
+    pub before: RatingValue,
+    pub after: RatingValue,
+}
+
+/// `GET /games/{id}`: a finished game's full record and the rating changes it caused.
+///
+/// `record` is the room's record (`format: "fourkings-record/1"`): game kind, complete house rules,
+/// first seat, seats, the published `dice_commit` and revealed `dice_seed`, every action in order
+/// (dice throws included as the room's `roll` actions) and the outcome. Check it with
+/// `fourkings verify FILE.json` (this whole body or the bare record).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FinishedGameBody {
+    #[schema(value_type = Object)]
+    pub record: Value,
+    pub rating_changes: Vec<GameRatingChange>,
+}
+
 /// `GET /readyz`: 200 with `ready: true` when the database answers and the action log writes
 /// straight to it; 503 with `ready: false` and the reason otherwise (e.g. during a database outage,
 /// while accepted actions wait in the local spool).

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ErrorCode, GameKind, OptionProblem, RoomInfo, Seat};
+use crate::{ErrorCode, GameKind, OptionProblem, RatingValue, RoomInfo, Seat};
 
 /// Client → server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -194,14 +194,6 @@ pub struct RatingChange {
     pub seats: Vec<Seat>,
     pub before: RatingValue,
     pub after: RatingValue,
-}
-
-/// A Weng-Lin rating and the number shown to people (`round(1000 + 40·(mu − 3·sigma))`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct RatingValue {
-    pub mu: f64,
-    pub sigma: f64,
-    pub display: i32,
 }
 
 /// A seat's private view: what it may do now.

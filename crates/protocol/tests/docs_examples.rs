@@ -95,6 +95,9 @@ fn every_docs_example_parses_into_the_protocol_types() {
             "rest:Readiness" => round_trip::<Readiness>(tag, text),
             "rest:CreatePlayer" => round_trip::<CreatePlayer>(tag, text),
             "rest:CreatedPlayer" => round_trip::<CreatedPlayer>(tag, text),
+            "rest:Leaderboard" => round_trip::<Leaderboard>(tag, text),
+            "rest:PlayerProfile" => round_trip::<PlayerProfile>(tag, text),
+            "rest:FinishedGameBody" => round_trip::<FinishedGameBody>(tag, text),
             other => panic!("unknown example tag `{other}`"),
         }
         if tag.starts_with("rest:") {
@@ -168,6 +171,10 @@ fn error_codes_serialize_as_their_stable_names() {
         ErrorCode::SeatTaken,
         ErrorCode::TooManyRooms,
         ErrorCode::Unavailable,
+        ErrorCode::NotFound,
+        ErrorCode::BadRequest,
+        ErrorCode::WrongGame,
+        ErrorCode::BadRecord,
     ] {
         assert_eq!(
             serde_json::to_value(code).unwrap(),

@@ -27,6 +27,37 @@ pub enum TableAction {
 }
 
 impl TableAction {
+    /// Read back any action of a `kind` game as `to_json` wrote it, dice throws and resignations
+    /// included (a replayed log holds both; clients may send neither, see
+    /// [`TableGame::parse_action`]).
+    pub fn from_json(kind: GameKind, value: &Value) -> Result<TableAction, String> {
+        Ok(match kind {
+            GameKind::Chaturaji => TableAction::Chaturaji(
+                serde_json::from_value(value.clone()).map_err(|e| e.to_string())?,
+            ),
+            GameKind::Fourchess => TableAction::Fourchess(
+                serde_json::from_value(value.clone()).map_err(|e| e.to_string())?,
+            ),
+        })
+    }
+
+    /// The room's dice throw, if this is one.
+    pub fn as_roll(&self) -> Option<[u8; 2]> {
+        match self {
+            TableAction::Chaturaji(chaturaji::Action::Roll { dice }) => Some(*dice),
+            _ => None,
+        }
+    }
+
+    /// The resigning seat, if this is a resignation.
+    pub fn resigning(&self) -> Option<Seat> {
+        match self {
+            TableAction::Chaturaji(chaturaji::Action::Resign { seat })
+            | TableAction::Fourchess(fourchess::Action::Resign { seat }) => Some(*seat),
+            _ => None,
+        }
+    }
+
     pub fn to_json(&self) -> Value {
         match self {
             TableAction::Chaturaji(a) => to_json(a),
@@ -36,11 +67,7 @@ impl TableAction {
 
     /// Resigning is offered by its own message, not among the legal moves.
     fn is_resign(&self) -> bool {
-        matches!(
-            self,
-            TableAction::Chaturaji(chaturaji::Action::Resign { .. })
-                | TableAction::Fourchess(fourchess::Action::Resign { .. })
-        )
+        self.resigning().is_some()
     }
 }
 
@@ -229,26 +256,14 @@ impl TableGame {
     /// Read an action as the room's log holds it: any action, resignations and dice throws included
     /// (the log is the server's own, unlike a client's message).
     pub fn parse_logged(&self, value: &Value) -> Result<TableAction, String> {
-        Ok(match self {
-            TableGame::Chaturaji(_) => TableAction::Chaturaji(
-                serde_json::from_value(value.clone()).map_err(|e| e.to_string())?,
-            ),
-            TableGame::Fourchess { .. } => TableAction::Fourchess(
-                serde_json::from_value(value.clone()).map_err(|e| e.to_string())?,
-            ),
-        })
+        TableAction::from_json(self.kind(), value)
     }
 
     /// Read a client's action. The room throws the dice itself and resigning has its own message,
     /// so a client may send neither as an action.
     pub fn parse_action(&self, value: &Value) -> Result<TableAction, String> {
-        let action = self.parse_logged(value)?;
-        if action.is_resign()
-            || matches!(
-                action,
-                TableAction::Chaturaji(chaturaji::Action::Roll { .. })
-            )
-        {
+        let action = TableAction::from_json(self.kind(), value)?;
+        if action.is_resign() || action.as_roll().is_some() {
             return Err("resign with the `resign` message; the room throws the dice".into());
         }
         Ok(action)

@@ -14,6 +14,8 @@ pub mod history;
 pub mod log;
 pub mod record;
 mod seats;
+pub mod selfplay;
+pub mod verify;
 
 pub use actor::{StoredRoom, create, restore};
 pub use handle::{Connected, RoomError, RoomHandle};

@@ -19,7 +19,7 @@ use crate::persist::StoreLog;
 use crate::registry::Registry;
 use crate::shutdown::{DrainHooks, ShutdownTrigger, Stopping};
 use crate::telemetry::Connections;
-use crate::{logging, openapi, persist, rest, shutdown, telemetry, ws};
+use crate::{logging, openapi, persist, records, rest, shutdown, telemetry, ws};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -57,6 +57,10 @@ pub fn router(state: AppState) -> Router {
         .route("/rooms/{id}/cpu", post(rest::seat_cpu))
         .route("/rooms/{id}/start", post(rest::start))
         .route("/rooms/{id}/rematch", post(rest::rematch))
+        .route("/leaderboard", get(records::leaderboard))
+        .route("/players/{id}", get(records::player))
+        .route("/games/{id}", get(records::game))
+        .route("/games/{id}/pgn4", get(records::pgn4))
         .route("/ws", get(ws::upgrade))
         .fallback(crate::web::serve)
         .layer(axum::middleware::from_fn(logging::request_span))
@@ -78,7 +82,17 @@ pub struct Application {
 }
 
 impl Application {
+    /// Opens the configured database (migrating it) and binds.
     pub async fn build(config: Config) -> anyhow::Result<Application> {
+        let store = store::open_with(&config.database.url, &config.open_options()).await?;
+        Application::build_with_store(config, store).await
+    }
+
+    /// Binds, serving from a store the caller opened (tests share it to insert data).
+    pub async fn build_with_store(
+        config: Config,
+        store: Arc<dyn store::Store>,
+    ) -> anyhow::Result<Application> {
         let listener = TcpListener::bind(&config.server.listen).await?;
         let addr = listener.local_addr()?;
         let base_url = if config.server.public_url.is_empty() {
@@ -93,7 +107,6 @@ impl Application {
         let connections = Arc::new(Connections::default());
         let (trigger, stopping) = shutdown::channel();
         let shutdown_timeout = Duration::from_millis(config.server.shutdown_timeout_ms);
-        let store = store::open_with(&config.database.url, &config.open_options()).await?;
         let (writer, _task) = LogWriter::start(store.clone(), config.writer_config()).await?;
         // What a previous run left in the spool goes into the database before the logs are read.
         if writer.health().spooled > 0 {

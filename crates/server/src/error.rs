@@ -25,9 +25,11 @@ impl From<RoomError> for ApiError {
 pub fn status_of(code: ErrorCode) -> StatusCode {
     use ErrorCode::*;
     match code {
-        BadJson | UnknownType | BadMessage | BadOptions => StatusCode::BAD_REQUEST,
+        BadJson | UnknownType | BadMessage | BadOptions | BadRequest => StatusCode::BAD_REQUEST,
         BadToken => StatusCode::FORBIDDEN,
-        UnknownRoom => StatusCode::NOT_FOUND,
+        UnknownRoom | NotFound => StatusCode::NOT_FOUND,
+        WrongGame => StatusCode::UNPROCESSABLE_ENTITY,
+        BadRecord => StatusCode::INTERNAL_SERVER_ERROR,
         RoomFull | SeatTaken | GameRunning | GameOver | NoGame | NotYourTurn | IllegalAction
         | NotJoined | Spectator => StatusCode::CONFLICT,
         TooManyRooms | Unavailable => StatusCode::SERVICE_UNAVAILABLE,

@@ -10,6 +10,7 @@ pub mod logging;
 pub mod mask;
 mod openapi;
 mod persist;
+mod records;
 mod registry;
 mod rest;
 pub mod shutdown;

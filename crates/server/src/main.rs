@@ -4,6 +4,7 @@
 mod arena;
 mod healthcheck;
 mod perft;
+mod verify;
 
 use std::path::PathBuf;
 
@@ -33,6 +34,9 @@ enum Command {
     Config(ServeArgs),
     /// Exit 0 if the server answers GET /healthz (the Docker HEALTHCHECK).
     Healthcheck(healthcheck::HealthcheckArgs),
+    /// Check a finished game's record: dice commit, every throw, every action, the outcome.
+    /// Exit code 0 when everything matches, 1 when the record disagrees, 2 when it cannot be read.
+    Verify(verify::VerifyArgs),
 }
 
 #[derive(Debug, Args, Default)]
@@ -50,6 +54,7 @@ fn main() -> anyhow::Result<()> {
         Some(Command::Arena(args)) => arena::run(&args),
         Some(Command::Config(args)) => print_config(&args),
         Some(Command::Healthcheck(args)) => healthcheck::run(&args),
+        Some(Command::Verify(args)) => std::process::exit(verify::run(&args)),
         None => serve(ServeArgs::default()),
     }
 }

@@ -3,13 +3,13 @@
 use axum::Json;
 use utoipa::OpenApi;
 
-use crate::rest;
+use crate::{records, rest};
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "fourkings",
-        description = "Rooms for Chaturaji and four-player chess. The game itself runs over the WebSocket at /ws (see docs/protocol.md)."
+        description = "Rooms for Chaturaji and four-player chess. The game itself runs over the WebSocket at /ws (see docs/protocol.md). Finished games, ratings and leaderboards are read here; every game record can be checked with `fourkings verify` (see GET /games/{id})."
     ),
     paths(
         rest::healthz,
@@ -22,7 +22,11 @@ use crate::rest;
         rest::join,
         rest::seat_cpu,
         rest::start,
-        rest::rematch
+        rest::rematch,
+        records::leaderboard,
+        records::player,
+        records::game,
+        records::pgn4
     )
 )]
 pub struct ApiDoc;

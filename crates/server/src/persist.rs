@@ -104,8 +104,8 @@ async fn record_until_done(store: Arc<dyn Store>, doc: GameRecordDoc) -> Rated {
                         .map(|c| protocol::RatingChange {
                             player_id: c.player_id,
                             seats: c.seats,
-                            before: value(c.before),
-                            after: value(c.after),
+                            before: RatingValue::from(c.before),
+                            after: RatingValue::from(c.after),
                         })
                         .collect(),
                 );
@@ -121,14 +121,6 @@ async fn record_until_done(store: Arc<dyn Store>, doc: GameRecordDoc) -> Rated {
                 return None;
             }
         }
-    }
-}
-
-fn value(r: Rating) -> RatingValue {
-    RatingValue {
-        mu: r.mu,
-        sigma: r.sigma,
-        display: r.display(),
     }
 }
 

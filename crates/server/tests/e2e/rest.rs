@@ -228,6 +228,10 @@ async fn openapi_document_lists_every_route() {
         "/rooms/{id}/cpu",
         "/rooms/{id}/start",
         "/rooms/{id}/rematch",
+        "/leaderboard",
+        "/players/{id}",
+        "/games/{id}",
+        "/games/{id}/pgn4",
     ] {
         assert!(paths.contains_key(path), "{path} missing");
     }

@@ -1,6 +1,7 @@
 //! A real server on port 0, a minimal HTTP client for the REST calls, and real WebSocket clients.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -41,6 +42,16 @@ pub async fn start(config: Config) -> SocketAddr {
     addr
 }
 
+/// A server reading and writing `store` (the test keeps it to insert data).
+pub async fn start_with_store(config: Config, store: Arc<dyn store::Store>) -> SocketAddr {
+    let app = Application::build_with_store(config, store)
+        .await
+        .expect("binds");
+    let addr = app.addr();
+    tokio::spawn(app.run());
+    addr
+}
+
 /// One HTTP/1.1 request with `Connection: close`; the status and the JSON body.
 pub async fn http(
     addr: SocketAddr,
@@ -49,6 +60,19 @@ pub async fn http(
     token: Option<&str>,
     body: Option<&str>,
 ) -> (u16, Value) {
+    let (status, _, payload) = http_raw(addr, method, path, token, body).await;
+    let value = serde_json::from_str(&payload).unwrap_or(Value::String(payload));
+    (status, value)
+}
+
+/// One HTTP/1.1 request with `Connection: close`; the status, the head (lower-cased) and the body.
+pub async fn http_raw(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).await.expect("connects");
     let body = body.unwrap_or("");
     let auth = token
@@ -64,16 +88,13 @@ pub async fn http(
     let raw = String::from_utf8(raw).unwrap();
     let (head, rest) = raw.split_once("\r\n\r\n").expect("a response");
     let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let payload = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
+    let head = head.to_ascii_lowercase();
+    let payload = if head.contains("transfer-encoding: chunked") {
         dechunk(rest)
     } else {
         rest.to_owned()
     };
-    let value = serde_json::from_str(&payload).unwrap_or(Value::String(payload));
-    (status, value)
+    (status, head, payload)
 }
 
 fn dechunk(mut s: &str) -> String {

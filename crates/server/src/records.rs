@@ -1,0 +1,250 @@
+//! The read side of the store over REST: leaderboards, player profiles, finished games' records and
+//! their PGN4 export. Everything here is public and read-only.
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use protocol::{
+    ErrorCode, FinishedGameBody, GameKind, GameRatingChange, Leaderboard, LeaderboardRow,
+    PlayerInfo, PlayerProfile, PoolRatingInfo, RatingHistoryEntry, RatingValue,
+};
+use rating::{Pool, Rating};
+use room::game::TableGame;
+use room::record::GameRecordDoc;
+use serde::Deserialize;
+use store::{LeaderboardQuery, StoreError};
+use utoipa::IntoParams;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+/// Rows a leaderboard page may hold at most.
+const MAX_LIMIT: i64 = 200;
+/// Rating-history lines a profile may hold at most.
+const MAX_HISTORY: i64 = 500;
+
+fn store_error(e: StoreError) -> ApiError {
+    tracing::error!(error = %e, "store read failed");
+    ApiError::new(ErrorCode::Unavailable, "the database is unavailable; retry")
+}
+
+fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
+    q.map(|Query(q)| q)
+        .map_err(|e| ApiError::new(ErrorCode::BadRequest, e.body_text()))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LeaderboardParams {
+    /// `chaturaji`, `fourchess_teams` or `fourchess_ffa`.
+    pool: String,
+    /// Rows per page, 1..=200 (default 50).
+    limit: Option<i64>,
+    /// Rows skipped (default 0).
+    offset: Option<i64>,
+    /// List the fixed CPU identities too (default false).
+    include_cpu: Option<bool>,
+}
+
+/// The players of one rating pool with at least one rated game, best first by
+/// `display = round(1000 + 40·(mu − 3·sigma))`.
+#[utoipa::path(get, path = "/leaderboard", params(LeaderboardParams),
+    responses((status = 200, body = Leaderboard), (status = 400, body = protocol::ApiError)))]
+pub async fn leaderboard(
+    State(state): State<AppState>,
+    params: Result<Query<LeaderboardParams>, QueryRejection>,
+) -> Result<Json<Leaderboard>, ApiError> {
+    let params = query(params)?;
+    let pool: Pool = params
+        .pool
+        .parse()
+        .map_err(|e: rating::UnknownPool| ApiError::new(ErrorCode::BadRequest, e.to_string()))?;
+    let limit = params.limit.unwrap_or(50);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("limit must be 1 to {MAX_LIMIT}, got {limit}"),
+        ));
+    }
+    let offset = params.offset.unwrap_or(0);
+    if offset < 0 {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("offset must not be negative, got {offset}"),
+        ));
+    }
+    let rows = state
+        .store
+        .leaderboard(
+            pool,
+            LeaderboardQuery {
+                include_cpu: params.include_cpu.unwrap_or(false),
+                limit,
+                offset,
+                ..LeaderboardQuery::default()
+            },
+        )
+        .await
+        .map_err(store_error)?;
+    Ok(Json(Leaderboard {
+        pool,
+        rows: rows
+            .into_iter()
+            .map(|row| LeaderboardRow {
+                rank: row.rank,
+                player_id: row.player_id,
+                display_name: row.display_name,
+                is_cpu: row.is_cpu,
+                display: row.display,
+                mu: row.rating.mu,
+                sigma: row.rating.sigma,
+                games: row.games,
+            })
+            .collect(),
+    }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ProfileParams {
+    /// Rating-history lines, newest first, 0..=500 (default 50).
+    history: Option<i64>,
+}
+
+/// A player's ratings in every pool they played and their latest rating changes, newest first.
+#[utoipa::path(get, path = "/players/{id}", params(("id" = String, Path), ProfileParams),
+    responses((status = 200, body = PlayerProfile), (status = 404, body = protocol::ApiError)))]
+pub async fn player(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    params: Result<Query<ProfileParams>, QueryRejection>,
+) -> Result<Json<PlayerProfile>, ApiError> {
+    let history = query(params)?.history.unwrap_or(50);
+    if !(0..=MAX_HISTORY).contains(&history) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("history must be 0 to {MAX_HISTORY}, got {history}"),
+        ));
+    }
+    let profile = state
+        .store
+        .profile(&id, history)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no player `{id}`")))?;
+    Ok(Json(PlayerProfile {
+        player: PlayerInfo {
+            id: profile.player.id,
+            display_name: profile.player.display_name,
+            is_cpu: profile.player.is_cpu,
+            created_at: profile.player.created_at,
+        },
+        ratings: profile
+            .ratings
+            .into_iter()
+            .map(|r| PoolRatingInfo {
+                pool: r.pool,
+                rating: RatingValue::from(r.rating),
+                games: r.games,
+            })
+            .collect(),
+        history: profile
+            .history
+            .into_iter()
+            .map(|h| RatingHistoryEntry {
+                pool: h.pool,
+                game_id: h.game_id,
+                before: RatingValue::from(h.before),
+                after: RatingValue::from(h.after),
+                at: h.at,
+            })
+            .collect(),
+    }))
+}
+
+async fn load_game(state: &AppState, id: &str) -> Result<store::GameRecord, ApiError> {
+    state
+        .store
+        .game(id)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no finished game `{id}`")))
+}
+
+/// A finished game's full record and the rating changes it caused.
+///
+/// The record holds everything needed to check the game without trusting this server: the house
+/// rules, the first seat, every action in order (each dice throw is the room's `roll` action), the
+/// `dice_commit` published when the game started and the `dice_seed` revealed at its end, and the
+/// outcome. To check it, save this body and run `fourkings verify FILE.json`: it recomputes
+/// `hex(sha256(seed))` against `dice_commit`, regenerates every throw from the seed
+/// (`rand_chacha::ChaCha20Rng::from_seed(seed)` (rand 0.9); for each turn that starts with a throw,
+/// in order, two draws `rng.random_range(lo..=hi)` for die 0 then die 1, with `lo..=hi` = `1..=6`
+/// for `cube` dice and `2..=5` for `long` dice), replays every action through the rules and compares
+/// the outcome, and says exactly where the record disagrees.
+#[utoipa::path(get, path = "/games/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = FinishedGameBody), (status = 404, body = protocol::ApiError)))]
+pub async fn game(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<FinishedGameBody>, ApiError> {
+    let stored = load_game(&state, &id).await?;
+    Ok(Json(FinishedGameBody {
+        record: stored.game.record,
+        rating_changes: stored
+            .rating_changes
+            .into_iter()
+            .map(|c| GameRatingChange {
+                player_id: c.player_id,
+                seats: c.seats,
+                before: RatingValue::from(c.before),
+                after: RatingValue::from(c.after),
+            })
+            .collect(),
+    }))
+}
+
+/// A four-player chess game as chess.com-compatible PGN4 (`text/plain`). Chaturaji games have no
+/// PGN4: 422 `wrong_game`.
+#[utoipa::path(get, path = "/games/{id}/pgn4", params(("id" = String, Path)),
+    responses((status = 200, body = String, content_type = "text/plain"),
+              (status = 404, body = protocol::ApiError),
+              (status = 422, body = protocol::ApiError)))]
+pub async fn pgn4(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let stored = load_game(&state, &id).await?;
+    let bad_record = |why: String| {
+        tracing::error!(game = %id, %why, "a stored record does not replay");
+        ApiError::new(
+            ErrorCode::BadRecord,
+            format!("the stored record of `{id}` does not replay: {why}"),
+        )
+    };
+    let doc: GameRecordDoc =
+        serde_json::from_value(stored.game.record).map_err(|e| bad_record(e.to_string()))?;
+    if doc.game != GameKind::Fourchess {
+        return Err(ApiError::new(
+            ErrorCode::WrongGame,
+            format!(
+                "`{id}` is a {} game; PGN4 is for four-player chess",
+                doc.game.name()
+            ),
+        ));
+    }
+    let (report, game) = room::verify::replay(&doc);
+    if let Some(problem) = report.problems.first() {
+        return Err(bad_record(problem.to_string()));
+    }
+    let Some(TableGame::Fourchess { game, .. }) = game else {
+        return Err(bad_record("not a four-player chess game".into()));
+    };
+    Ok((
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        rules::fourchess::export_pgn4(&game),
+    )
+        .into_response())
+}
