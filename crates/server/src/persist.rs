@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use protocol::{GameKind, RatingValue, Seat};
-use rating::{GameResult, Pool, Rating, TeamResult};
+use rating::{GameResult, Pool, TeamResult};
 use room::bot_pool::BotPool;
 use room::log::{ActionLog, EntryKind, LogEntry, LogError, LogFuture, Rated};
 use room::record::GameRecordDoc;

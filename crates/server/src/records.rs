@@ -10,7 +10,7 @@ use protocol::{
     ErrorCode, FinishedGameBody, GameKind, GameRatingChange, Leaderboard, LeaderboardRow,
     PlayerInfo, PlayerProfile, PoolRatingInfo, RatingHistoryEntry, RatingValue,
 };
-use rating::{Pool, Rating};
+use rating::Pool;
 use room::game::TableGame;
 use room::record::GameRecordDoc;
 use serde::Deserialize;

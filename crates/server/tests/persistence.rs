@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 #[path = "e2e/support.rs"]
 mod support;
 
-#[allow(dead_code)]
+// The store tests' harness (fresh PostgreSQL databases, the TCP proxy); it allows its own dead code.
 #[path = "../../store/tests/common/mod.rs"]
 mod common;
 
