@@ -1,9 +1,11 @@
-// Ratings in the browser. A server without the rating routes (as an older server: `/players`,
+// Ratings in the browser: a real rated game against this server (identity, rating changes, record,
+// leaderboard, profile), and a server without the rating routes (as an older server: `/players`,
 // `/leaderboard`, `/games` answer 404 with no body) must leave everything else working: seats by
 // name, games, the game-over screen; the rating pages say ratings are not available.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPlayer, createRoom } from './harness.mjs';
+import path from 'node:path';
+import { startServer, launchBrowser, newPlayer, createRoom, rest, SHOTS } from './harness.mjs';
 
 let server;
 let browser;
@@ -54,6 +56,65 @@ test('without the rating routes: guest seats, a rated room plays to the end, the
   await host.waitForSelector('#ratings-error:text("Ratings are not available on this server.")');
   await host.selectOption('#lang-select', 'ru');
   await host.waitForSelector('#ratings-error:text("На этом сервере рейтинга нет.")');
+  assert.deepEqual(host.errors || [], [], 'no script errors');
+  await host.context().close();
+});
+
+test('a rated game: the device gets a player identity, each seat shows its rating change, the record, the leaderboard and the profile', async () => {
+  const host = await newPlayer(browser);
+  const id = await createRoom(host, server.url, { name: 'Mira', game: 'chaturaji', tweak: async (p) => {
+    await p.check('#opt-rated');
+    await p.fill('#opt-round_limit', '1');
+  } });
+  const me = JSON.parse(await host.evaluate(() => localStorage.getItem('fk.player')));
+  assert.ok(me && me.player_id && me.secret, 'a player identity was created');
+  assert.equal(me.display_name, 'Mira');
+  await host.click('#start-game');
+  await host.waitForSelector('#room[data-phase="playing"]');
+  await host.click('#resign');
+  await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
+  // The `rated` event brings every seat's change (CPU seats have their fixed identities).
+  await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
+  const gameId = `${id}-1`;
+  const record = await rest(server.url, 'GET', `/games/${gameId}`);
+  assert.equal(record.status, 200);
+  const changes = record.body.rating_changes;
+  const shown = await host.locator('#standings tbody tr').evaluateAll((rows) => rows.map((r) => ({
+    seat: r.dataset.seat, player: r.querySelector('.rating-change')?.dataset.player, text: r.querySelector('.rating-change')?.textContent.trim(),
+  })));
+  assert.equal(shown.length, 4);
+  for (const row of shown) {
+    const c = changes.find((x) => x.seats.includes(row.seat));
+    assert.ok(c, `a change for ${row.seat}`);
+    assert.equal(row.player, c.player_id);
+    const num = (r) => (typeof r.display === 'number' ? Math.round(r.display) : Math.round(1000 + 40 * (r.mu - 3 * r.sigma)));
+    const d = num(c.after) - num(c.before);
+    assert.equal(row.text, `${num(c.before)} → ${num(c.after)} (${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)})`);
+  }
+  assert.equal(shown.find((r) => r.seat === 'red').player, me.player_id);
+  assert.equal(await host.locator('#record-link').getAttribute('href'), `/games/${gameId}`);
+  assert.equal(await host.locator('#verify-howto code').textContent(), 'fourkings verify record.json');
+  await host.screenshot({ path: path.join(SHOTS, 'chaturaji-rated-game-over.png') });
+
+  // A reload of the finished room finds the changes again (from the game record).
+  await host.reload();
+  await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
+
+  // The leaderboard of the pool lists this device's player, marked.
+  await host.click('#pool-link');
+  await host.waitForSelector(`#leaderboard[data-pool="chaturaji"] tr.me[data-player="${me.player_id}"]`);
+  const board = (await rest(server.url, 'GET', '/leaderboard?pool=chaturaji')).body;
+  const mine = board.rows.find((r) => r.player_id === me.player_id);
+  assert.equal(await host.locator(`#leaderboard tr[data-player="${me.player_id}"] .rating`).textContent(), String(mine.display));
+  assert.deepEqual(await host.locator('#leaderboard tbody tr td:first-child').allTextContents(), board.rows.map((r) => String(r.rank)));
+  await host.screenshot({ path: path.join(SHOTS, 'leaderboard.png') });
+
+  // The profile: the rating per pool and the history with this game.
+  await host.click(`#leaderboard tr[data-player="${me.player_id}"] a`);
+  await host.waitForSelector('#profile-name:text("Mira")');
+  await host.waitForSelector(`#profile-history tr[data-game="${gameId}"]`);
+  assert.equal(await host.locator('#profile-ratings tr[data-pool="chaturaji"] .rating').textContent(), String(mine.display));
+  assert.equal(await host.locator('#my-profile').isVisible(), true);
   assert.deepEqual(host.errors || [], [], 'no script errors');
   await host.context().close();
 });

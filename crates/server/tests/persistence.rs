@@ -72,6 +72,40 @@ impl ServerProc {
         self.child.kill().expect("kill -9");
         self.child.wait().expect("reaped");
     }
+
+    /// SIGTERM: the graceful stop begins (the process closes its sockets, then exits).
+    fn term(&self) {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success());
+    }
+
+    /// How the process exited; panics if it is still running 15 s from now (its own limit,
+    /// `server.shutdown_timeout_ms`, is 10 s).
+    fn wait_exit(mut self) -> std::process::ExitStatus {
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waitable") {
+                return status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "still running 15 s after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// How the first server process ends mid-game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// `kill -9`: a crash; nothing runs.
+    Kill9,
+    /// SIGTERM: clients get close 1012 (service restart) and the process exits 0.
+    Term,
 }
 
 impl Drop for ServerProc {
@@ -219,7 +253,7 @@ async fn resume_after_restart(
     (c, snapshot)
 }
 
-async fn kill9_mid_game(game: Value) {
+async fn stop_mid_game(game: Value, stop: Stop) {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProc::start(dir.path());
     let addr = server.addr;
@@ -236,9 +270,21 @@ async fn kill9_mid_game(game: Value) {
     let acked = play(&mut c, &mut seen, &mut next_ack, 3).await;
     assert_eq!(acked.len(), 3);
     assert!(seen.game_over.is_none());
-    // Red is to act and everything the client saw is acknowledged: kill the server right now.
+    // Red is to act and everything the client saw is acknowledged: stop the server right now.
     let last_v = c.v;
-    server.kill9();
+    match stop {
+        Stop::Kill9 => server.kill9(),
+        Stop::Term => {
+            server.term();
+            assert_eq!(
+                c.closed_with().await,
+                Some(1012),
+                "clients are told to reconnect (service restart)"
+            );
+            let status = server.wait_exit();
+            assert!(status.success(), "a graceful stop exits 0: {status}");
+        }
+    }
 
     let server = ServerProc::start(dir.path());
     let addr = server.addr;
@@ -290,13 +336,30 @@ async fn kill9_mid_game(game: Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_chaturaji_game_resumes_with_the_same_dice() {
-    kill9_mid_game(json!({"game": "chaturaji", "options": {"round_limit": 3}})).await;
+    stop_mid_game(
+        json!({"game": "chaturaji", "options": {"round_limit": 3}}),
+        Stop::Kill9,
+    )
+    .await;
+}
+
+/// Issue #8: SIGTERM mid-game, start again on the same database, the client resumes its game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_mid_chaturaji_game_then_restart_resumes_it() {
+    stop_mid_game(
+        json!({"game": "chaturaji", "options": {"round_limit": 3}}),
+        Stop::Term,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_fourchess_game_resumes_where_it_stopped() {
-    kill9_mid_game(json!({"game": "fourchess", "options": {"mode": "ffa", "move_limit": 24}}))
-        .await;
+    stop_mid_game(
+        json!({"game": "fourchess", "options": {"mode": "ffa", "move_limit": 24}}),
+        Stop::Kill9,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
