@@ -41,6 +41,8 @@ impl ServerProc {
             )
             .env("FOURKINGS_TIMERS__CPU_DELAY_MS", "0")
             .env("FOURKINGS_TIMERS__GRACE_MS", "60000")
+            // The rating test expects the filled seats at level 1 (`cpu:easy`).
+            .env("FOURKINGS_BOTS__FILL_LEVEL", "1")
             .env("FOURKINGS_TIMERS__PING_INTERVAL_MS", "60000")
             .env("FOURKINGS_TIMERS__IDLE_TIMEOUT_MS", "180000")
             .env("RUST_LOG", "warn")
