@@ -124,6 +124,8 @@ pub enum ErrorCode {
     SeatTaken,
     /// The server is at its room limit.
     TooManyRooms,
+    /// The server holds as many WebSockets as it may (`limits.max_connections`); try again later.
+    TooManyConnections,
     /// The room is shutting down, or could not record the action; retry.
     Unavailable,
     /// No player or finished game with that id.
@@ -155,6 +157,7 @@ impl ErrorCode {
             ErrorCode::BadOptions => "bad_options",
             ErrorCode::SeatTaken => "seat_taken",
             ErrorCode::TooManyRooms => "too_many_rooms",
+            ErrorCode::TooManyConnections => "too_many_connections",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::NotFound => "not_found",
             ErrorCode::BadRequest => "bad_request",

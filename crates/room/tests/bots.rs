@@ -1,5 +1,6 @@
-//! CPU players in a room, in-process with the real actor: which level plays which seat, stale results,
-//! a saturated pool, and Chaturaji turns played one action at a time from one plan.
+//! CPU players: the worker pool alone (a full queue, a decision that waited too long), then in a room
+//! with the real actor: which level plays which seat, stale results, a saturated pool, and Chaturaji
+//! turns played one action at a time from one plan.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -9,7 +10,7 @@ use bots::{Budget, Clock, Level};
 use protocol::{Actor, Event, GameKind, Seat, ServerMsg, TurnTime};
 use room::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
 use room::bot_pool::{BotPool, Job};
-use room::game::TableGame;
+use room::game::{TableAction, TableGame};
 use room::log::MemoryLog;
 use room::{RoomConfig, RoomHandle, RoomSettings};
 use serde_json::{Value, json};
@@ -266,6 +267,78 @@ async fn a_result_for_a_changed_state_is_discarded() {
     assert_eq!(by, Actor::Cpu);
 }
 
+/// A decision for Red at the start of a four-player chess game.
+fn fourchess_job(level: Level) -> Job {
+    let options = TableGame::normalize_options(GameKind::Fourchess, &json!({})).unwrap();
+    Job {
+        game: TableGame::new(GameKind::Fourchess, &options, Seat::Red).unwrap(),
+        seat: Seat::Red,
+        level,
+        seed: 3,
+    }
+}
+
+#[test]
+fn a_full_queue_answers_greedily_at_once() {
+    let gate = Arc::new(Gate::default());
+    let pool = BotPool::with_thinker(
+        BotConfig {
+            queue: 1,
+            ..fast_bots()
+        },
+        gate.clone(),
+    );
+    let first = pool.submit(fourchess_job(Level::Hard)); // taken by the worker, blocked
+    while gate.calls.load(Ordering::SeqCst) == 0 {
+        std::thread::yield_now();
+    }
+    let second = pool.submit(fourchess_job(Level::Hard)); // fills the queue
+    let third = pool.submit(fourchess_job(Level::Hard)); // overflows
+    let answer = third.blocking_recv().expect("answered without the workers");
+    assert_eq!(answer.level, Level::Greedy);
+    assert_eq!(answer.plan.actions.len(), 1);
+    assert!(matches!(answer.plan.actions[0], TableAction::Fourchess(_)));
+    assert_eq!(pool.stats().queue_full.load(Ordering::Relaxed), 1);
+    gate.release();
+    assert_eq!(first.blocking_recv().unwrap().level, Level::Hard);
+    assert_eq!(second.blocking_recv().unwrap().level, Level::Hard);
+    assert_eq!(pool.stats().searched(Level::Hard), 2);
+}
+
+#[test]
+fn a_decision_that_waited_too_long_is_answered_greedily() {
+    let gate = Arc::new(Gate::default());
+    let pool = BotPool::with_thinker(
+        BotConfig {
+            max_wait: Duration::from_millis(20),
+            ..fast_bots()
+        },
+        gate.clone(),
+    );
+    let first = pool.submit(fourchess_job(Level::Medium));
+    let waiting = pool.submit(fourchess_job(Level::Medium));
+    std::thread::sleep(Duration::from_millis(60));
+    gate.release();
+    assert_eq!(first.blocking_recv().unwrap().level, Level::Medium);
+    assert_eq!(waiting.blocking_recv().unwrap().level, Level::Greedy);
+    assert_eq!(gate.calls.load(Ordering::SeqCst), 1);
+    assert_eq!(pool.stats().waited_too_long.load(Ordering::Relaxed), 1);
+}
+
+#[test]
+fn the_real_players_search_on_the_pool() {
+    let pool = BotPool::new(fast_bots());
+    let thought = pool
+        .submit(fourchess_job(Level::Hard))
+        .blocking_recv()
+        .unwrap();
+    assert_eq!(thought.level, Level::Hard);
+    assert_eq!(thought.plan.actions.len(), 1);
+    let mut game = fourchess_job(Level::Hard).game;
+    game.apply(thought.plan.actions[0].clone()).unwrap();
+    assert_eq!(pool.stats().searched(Level::Hard), 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_pool_queue_does_not_stall_a_room() {
     let gate = Arc::new(Gate::default());
@@ -277,16 +350,9 @@ async fn a_full_pool_queue_does_not_stall_a_room() {
         gate.clone(),
     );
     // Jam the pool: one decision blocks its only thread, one fills its queue.
-    let options = TableGame::normalize_options(GameKind::Fourchess, &json!({})).unwrap();
-    let job = Job {
-        game: TableGame::new(GameKind::Fourchess, &options, Seat::Red).unwrap(),
-        seat: Seat::Red,
-        level: Level::Hard,
-        seed: 1,
-    };
-    let _blocked = pool.submit(job.clone());
+    let _blocked = pool.submit(fourchess_job(Level::Hard));
     until(|| gate.calls.load(Ordering::SeqCst) == 1).await;
-    let _queued = pool.submit(job);
+    let _queued = pool.submit(fourchess_job(Level::Hard));
 
     let room = spawn(
         GameKind::Fourchess,

@@ -19,7 +19,7 @@ use crate::persist::StoreLog;
 use crate::registry::Registry;
 use crate::shutdown::{DrainHooks, ShutdownTrigger, Stopping};
 use crate::telemetry::Connections;
-use crate::{logging, openapi, persist, records, rest, shutdown, telemetry, ws};
+use crate::{fdlimit, logging, openapi, persist, records, rest, shutdown, telemetry, ws};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -104,7 +104,10 @@ impl Application {
         // Install the metrics recorder before anything records (the bot pool does).
         telemetry::handle();
         let bot = BotPool::new(config.bot_config());
-        let connections = Arc::new(Connections::default());
+        let ceiling =
+            fdlimit::connection_ceiling(config.limits.max_connections, fdlimit::raise_open_files());
+        tracing::info!(max_connections = ceiling, "connection ceiling");
+        let connections = Arc::new(Connections::with_ceiling(ceiling));
         let (trigger, stopping) = shutdown::channel();
         let shutdown_timeout = Duration::from_millis(config.server.shutdown_timeout_ms);
         let (writer, _task) = LogWriter::start(store.clone(), config.writer_config()).await?;

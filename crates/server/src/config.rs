@@ -54,6 +54,8 @@ pub struct LimitsSection {
     pub rate_messages: u32,
     pub rate_period_ms: u64,
     pub outbox_frames: usize,
+    /// WebSockets held at most; 0 = the open-file limit minus `fdlimit::RESERVE`.
+    pub max_connections: u32,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -32,7 +32,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         BadRecord => StatusCode::INTERNAL_SERVER_ERROR,
         RoomFull | SeatTaken | GameRunning | GameOver | NoGame | NotYourTurn | IllegalAction
         | NotJoined | Spectator => StatusCode::CONFLICT,
-        TooManyRooms | Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        TooManyRooms | TooManyConnections | Unavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 

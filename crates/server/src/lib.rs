@@ -6,6 +6,7 @@
 pub mod app;
 pub mod config;
 mod error;
+pub mod fdlimit;
 pub mod logging;
 pub mod mask;
 mod openapi;

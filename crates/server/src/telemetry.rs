@@ -165,14 +165,40 @@ async fn sample_rooms(state: &AppState) {
     }
 }
 
-/// Open WebSocket connections, counted for `/metrics` and for the shutdown (which waits for them).
-#[derive(Debug, Default)]
+/// Open WebSocket connections, counted for `/metrics` and for the shutdown (which waits for them),
+/// and held under the server's ceiling (`fdlimit`).
+#[derive(Debug)]
 pub struct Connections {
     open: AtomicUsize,
     closed: Notify,
+    ceiling: usize,
+}
+
+impl Default for Connections {
+    fn default() -> Connections {
+        Connections::with_ceiling(usize::MAX)
+    }
 }
 
 impl Connections {
+    pub fn with_ceiling(ceiling: usize) -> Connections {
+        Connections {
+            open: AtomicUsize::new(0),
+            closed: Notify::new(),
+            ceiling,
+        }
+    }
+
+    /// No more WebSockets may be accepted. Checked before the upgrade, so a burst of simultaneous
+    /// upgrades may pass it by a few; the descriptor reserve covers that.
+    pub fn full(&self) -> bool {
+        self.count() >= self.ceiling
+    }
+
+    pub fn ceiling(&self) -> usize {
+        self.ceiling
+    }
+
     /// Count one connection for as long as the guard lives.
     pub fn open(self: &Arc<Self>) -> ConnectionGuard {
         self.open.fetch_add(1, Ordering::SeqCst);

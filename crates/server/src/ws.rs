@@ -22,6 +22,7 @@ use protocol::{ClientMsg, ErrorCode, ErrorMsg, ServerMsg};
 use room::{Connected, RoomHandle};
 
 use crate::app::AppState;
+use crate::error::ApiError;
 use crate::shutdown::CLOSE_RESTART;
 use crate::telemetry::{self, ACT_LATENCY, ACTIONS, CLOSES, RATE_LIMIT_CLOSES};
 
@@ -44,6 +45,16 @@ pub async fn upgrade(
         if !allowed.is_empty() && !allowed.iter().any(|a| a == origin) {
             return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
         }
+    }
+    if state.connections.full() {
+        return ApiError::new(
+            ErrorCode::TooManyConnections,
+            format!(
+                "this server holds its maximum of {} connections; try again later",
+                state.connections.ceiling()
+            ),
+        )
+        .into_response();
     }
     // The transport limit is generous; the protocol limit (max_frame_bytes) is checked per frame
     // below so that the client gets a proper 1009 close instead of a torn connection.

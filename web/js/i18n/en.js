@@ -85,6 +85,8 @@ export default {
   'error.no_game': 'No game has started yet.', 'error.game_running': 'Not possible while a game is running.',
   'error.unknown_room': 'There is no such room.', 'error.bad_options': 'Some house rules are not valid.',
   'error.seat_taken': 'That seat is taken.', 'error.too_many_rooms': 'The server is full; try later.',
+  'error.too_many_connections': 'The server has too many connections; try again in a moment.', 'error.bad_request': 'The request was not understood.',
+  'error.wrong_game': 'That is only available for the other game.', 'error.bad_record': 'That game\'s record could not be read; it is the server\'s fault.',
   'error.unavailable': 'The room is busy; try again.', 'error.not_found': 'Not found.',
   'error.network': 'The server cannot be reached.', 'error.unknown': 'Error: {code}.',
 

@@ -85,6 +85,8 @@ export default {
   'error.no_game': 'Belum ada permainan yang dimulai.', 'error.game_running': 'Tidak bisa selama permainan berjalan.',
   'error.unknown_room': 'Ruang itu tidak ada.', 'error.bad_options': 'Beberapa aturan lokal tidak sah.',
   'error.seat_taken': 'Kursi itu sudah terisi.', 'error.too_many_rooms': 'Server penuh; coba lagi nanti.',
+  'error.too_many_connections': 'Server memiliki terlalu banyak koneksi; coba lagi sebentar lagi.', 'error.bad_request': 'Permintaan tidak dipahami.',
+  'error.wrong_game': 'Itu hanya tersedia untuk permainan yang lain.', 'error.bad_record': 'Catatan permainan itu tidak dapat dibaca; ini kesalahan server.',
   'error.unavailable': 'Ruang sedang sibuk; coba lagi.', 'error.not_found': 'Tidak ditemukan.',
   'error.network': 'Server tidak dapat dihubungi.', 'error.unknown': 'Galat: {code}.',
 

@@ -85,6 +85,8 @@ export default {
   'error.no_game': 'Ainda não começou nenhum jogo.', 'error.game_running': 'Impossível enquanto decorre um jogo.',
   'error.unknown_room': 'Essa sala não existe.', 'error.bad_options': 'Algumas regras locais não são válidas.',
   'error.seat_taken': 'Esse lugar está ocupado.', 'error.too_many_rooms': 'O servidor está cheio; tente mais tarde.',
+  'error.too_many_connections': 'O servidor tem conexões demais; tente de novo daqui a pouco.', 'error.bad_request': 'O pedido não foi entendido.',
+  'error.wrong_game': 'Isso só existe para o outro jogo.', 'error.bad_record': 'O registro dessa partida não pôde ser lido; a falha é do servidor.',
   'error.unavailable': 'A sala está ocupada; tente de novo.', 'error.not_found': 'Não encontrado.',
   'error.network': 'Não é possível contactar o servidor.', 'error.unknown': 'Erro: {code}.',
 

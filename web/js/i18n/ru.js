@@ -85,6 +85,8 @@ export default {
   'error.no_game': 'Игра ещё не началась.', 'error.game_running': 'Невозможно, пока идёт игра.',
   'error.unknown_room': 'Такой комнаты нет.', 'error.bad_options': 'Некоторые местные правила заданы неверно.',
   'error.seat_taken': 'Это место занято.', 'error.too_many_rooms': 'Сервер переполнен; попробуйте позже.',
+  'error.too_many_connections': 'На сервере слишком много подключений; попробуйте чуть позже.', 'error.bad_request': 'Запрос не понят.',
+  'error.wrong_game': 'Это доступно только для другой игры.', 'error.bad_record': 'Запись этой партии не читается; это ошибка сервера.',
   'error.unavailable': 'Комната занята; попробуйте ещё раз.', 'error.not_found': 'Не найдено.',
   'error.network': 'Сервер недоступен.', 'error.unknown': 'Ошибка: {code}.',
 

@@ -85,6 +85,8 @@ export default {
   'error.no_game': 'Hakuna mchezo ulioanza bado.', 'error.game_running': 'Haiwezekani wakati mchezo unaendelea.',
   'error.unknown_room': 'Hakuna chumba kama hicho.', 'error.bad_options': 'Baadhi ya kanuni za hiari si sahihi.',
   'error.seat_taken': 'Kiti hicho kimechukuliwa.', 'error.too_many_rooms': 'Seva imejaa; jaribu baadaye.',
+  'error.too_many_connections': 'Seva ina miunganisho mingi mno; jaribu tena baada ya muda mfupi.', 'error.bad_request': 'Ombi halikueleweka.',
+  'error.wrong_game': 'Hilo linapatikana kwa mchezo mwingine tu.', 'error.bad_record': 'Rekodi ya mchezo huo haikusomeka; ni kosa la seva.',
   'error.unavailable': 'Chumba kina shughuli; jaribu tena.', 'error.not_found': 'Haikupatikana.',
   'error.network': 'Seva haipatikani.', 'error.unknown': 'Hitilafu: {code}.',
 

@@ -355,3 +355,35 @@ async fn a_dead_connection_is_swept_and_its_seat_becomes_away() {
     assert!(ended.is_ok());
     assert!(code.is_none() || code == Some(4002), "{code:?}");
 }
+
+#[tokio::test]
+async fn past_the_connection_ceiling_an_upgrade_gets_503_until_a_connection_closes() {
+    let mut config = test_config();
+    config.limits.max_connections = 2;
+    let addr = start(config).await;
+    let first = Client::connect(addr).await;
+    let _second = Client::connect(addr).await;
+    match tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status(), 503);
+            let body: serde_json::Value =
+                serde_json::from_slice(response.body().as_deref().unwrap_or_default()).unwrap();
+            assert_eq!(body["error"]["code"], "too_many_connections");
+        }
+        other => panic!("expected a 503, got {:?}", other.map(|_| ())),
+    }
+    // REST is not a WebSocket: it still answers.
+    let (status, _) = http(addr, "GET", "/healthz", None, None).await;
+    assert_eq!(status, 200);
+    drop(first);
+    // The server notices the close asynchronously: retry for a while.
+    for attempt in 0.. {
+        match tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await {
+            Ok(_) => break,
+            Err(e) => {
+                assert!(attempt < 200, "a freed slot is never reused: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
