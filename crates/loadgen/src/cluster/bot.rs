@@ -31,7 +31,7 @@ const REDIRECTS_BEFORE_BACKOFF: u32 = 3;
 /// What every seat client shares.
 #[derive(Debug)]
 pub struct Ctx {
-    /// Each node's WebSocket base URL (`ws://ip:port`) and REST address, by node index.
+    /// Each node's public URL (`http://ip:port`) and REST address, by node index.
     pub nodes: Vec<(String, SocketAddr)>,
     /// Mean think time before an action.
     pub think: Duration,
@@ -45,9 +45,17 @@ pub struct Ctx {
 /// The WebSocket URL for a room on a node, from the node's base URL (`ws://ip:port`) or a redirect's
 /// (`ws://ip:port/ws`, maybe with a query). The room id rides in the query so that a load balancer can
 /// hash on it (docs/cluster/nginx.conf); the server ignores the query.
+/// A node's `http://` public URL works too (`ws://` is put in its place).
 pub fn ws_url(base: &str, room: &str) -> String {
     let base = base.split('?').next().unwrap_or(base).trim_end_matches('/');
     let base = base.strip_suffix("/ws").unwrap_or(base);
+    let base = if let Some(rest) = base.strip_prefix("http://") {
+        format!("ws://{rest}")
+    } else if let Some(rest) = base.strip_prefix("https://") {
+        format!("wss://{rest}")
+    } else {
+        base.to_owned()
+    };
     format!("{base}/ws?room={room}")
 }
 
@@ -485,6 +493,7 @@ mod tests {
             "ws://127.0.0.1:7000/",
             "ws://127.0.0.1:7000/ws",
             "ws://127.0.0.1:7000/ws?room=old",
+            "http://127.0.0.1:7000",
         ] {
             assert_eq!(ws_url(base, "abc"), "ws://127.0.0.1:7000/ws?room=abc");
         }

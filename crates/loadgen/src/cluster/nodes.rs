@@ -54,8 +54,9 @@ impl Node {
         }
     }
 
+    /// `cluster.public_url`: the node's own base URL (clients get `ws://…/ws` from it in a redirect).
     pub fn public_url(&self) -> String {
-        format!("ws://{}", self.addr)
+        format!("http://{}", self.addr)
     }
 
     pub fn log_path(&self, incarnation: u32) -> PathBuf {
