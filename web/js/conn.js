@@ -27,9 +27,10 @@ export class RoomConnection {
 
   open() {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const url = this.redirectTo || `${proto}//${location.host}/ws`;
+    // The room id rides in the query too, so a load balancer can hash on it (docs/cluster/nginx.conf).
+    const base = this.redirectTo || `${proto}//${location.host}/ws`;
     this.redirectTo = null;
-    const ws = new WebSocket(url);
+    const ws = new WebSocket(`${base}?room=${encodeURIComponent(this.room)}`);
     this.ws = ws;
     this.hooks.onStatus('connecting');
     ws.onopen = () => {
