@@ -131,6 +131,38 @@ fn rss_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Connects to `url` and joins the seat; a `redirect` (cluster mode: another node serves the room) is
+/// followed to the node it names, a few hops at most. Returns the socket and the `welcome`.
+async fn join(url: &str, room: &str, token: &str) -> anyhow::Result<(Ws, Value)> {
+    let mut url = url.to_owned();
+    for _ in 0..4 {
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str()).await?;
+        let join = json!({"t": "join", "room": room, "token": token});
+        ws.send(Message::Text(join.to_string().into())).await?;
+        let answer = loop {
+            match ws.next().await {
+                Some(Ok(Message::Text(text))) => break serde_json::from_str::<Value>(&text)?,
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(e.into()),
+                None => anyhow::bail!("{url}: closed before answering the join"),
+            }
+        };
+        match answer["t"].as_str() {
+            Some("welcome") => return Ok((ws, answer)),
+            Some("redirect") => {
+                url = answer["url"]
+                    .as_str()
+                    .ok_or_else(|| anyhow::anyhow!("a redirect without a url: {answer}"))?
+                    .to_owned();
+            }
+            _ => anyhow::bail!("{url}: join refused: {answer}"),
+        }
+    }
+    anyhow::bail!("room {room}: too many redirects")
+}
+
 /// When play stops; unset until the parent says go.
 type Stop = Arc<OnceLock<Instant>>;
 
@@ -145,18 +177,12 @@ async fn seat(
     next_slot: Arc<Mutex<Instant>>,
     stop: Stop,
 ) -> anyhow::Result<Vec<u64>> {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", args.addr)).await?;
-    ws.send(Message::Text(
-        json!({"t": "join", "room": room, "token": token})
-            .to_string()
-            .into(),
-    ))
-    .await?;
+    let (mut ws, welcome) = join(&format!("ws://{}/ws", args.addr), &room, &token).await?;
     counters.connections.fetch_add(1, Ordering::Relaxed);
     let cadence = Duration::from_millis(args.cadence_ms);
     let mut latencies = Vec::new();
-    let mut v = 0u64;
-    let mut my_seat = String::new();
+    let mut v = welcome["v"].as_u64().unwrap_or(0);
+    let mut my_seat = welcome["seat"].as_str().unwrap_or("").to_owned();
     let mut sent: Option<Instant> = None;
     let mut ack = 0u64;
     let mut view: Option<Value> = None;

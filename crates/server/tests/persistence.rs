@@ -115,6 +115,7 @@ async fn stop_mid_game(game: Value, stop: Stop) {
         seen,
         mut next_ack,
         acked,
+        ..
     } = reach_mid_game(addr, addr, &game).await;
     // Red is to act and everything the client saw is acknowledged: stop the server right now.
     let last_v = c.v;
