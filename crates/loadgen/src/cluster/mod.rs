@@ -55,8 +55,9 @@ pub struct Args {
     /// `fourchess` (free-for-all) or `chaturaji`.
     #[arg(long, default_value = "fourchess")]
     game: String,
-    /// Seconds of play (the faults are spread over them).
-    #[arg(long, default_value_t = 90)]
+    /// Seconds of play (the faults are spread over them; each needs about three leases plus the
+    /// clients' silence timeout).
+    #[arg(long, default_value_t = 150)]
     seconds: u64,
     /// Seeds the fault moments and targets and every client's choices.
     #[arg(long, default_value_t = 1)]
