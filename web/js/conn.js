@@ -1,6 +1,8 @@
 // One WebSocket to one room. It joins (with the seat token when this device holds one, and the last
 // event version it has seen so the server can send only what was missed), and when the connection
-// drops it says so and reconnects by itself with a growing pause.
+// drops it says so and reconnects by itself with a growing pause. In cluster mode a node that does not
+// serve the room answers `redirect`: the next connection goes straight to the node named, once; any
+// later reconnect starts again from this page's own host (the node named may be the one that died).
 export class RoomConnection {
   /**
    * @param {string} room
@@ -15,6 +17,7 @@ export class RoomConnection {
     this.closed = false;
     this.retry = 0;
     this.timer = null;
+    this.redirectTo = null;
     // The server remembers recent ack ids per seat and answers a repeated id without applying it
     // again (safe resends). A reloaded page must therefore never reuse an id of its previous life:
     // start from the clock (microsecond-sized steps, far below 2^53).
@@ -24,7 +27,10 @@ export class RoomConnection {
 
   open() {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${proto}//${location.host}/ws`);
+    // The room id rides in the query too, so a load balancer can hash on it (docs/cluster/nginx.conf).
+    const base = this.redirectTo || `${proto}//${location.host}/ws`;
+    this.redirectTo = null;
+    const ws = new WebSocket(`${base}?room=${encodeURIComponent(this.room)}`);
     this.ws = ws;
     this.hooks.onStatus('connecting');
     ws.onopen = () => {
@@ -39,10 +45,20 @@ export class RoomConnection {
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
+      if (msg.t === 'redirect') {
+        // The server closes this connection next; the close handler reconnects to `url` at once.
+        this.redirectTo = msg.url;
+        return;
+      }
+      this.hops = 0;
       this.hooks.onMessage(msg);
     };
     ws.onclose = () => {
       if (this.ws !== ws || this.closed) return;
+      if (this.redirectTo) {
+        // A bounded number of immediate hops: a redirect loop (a room moving) backs off like a drop.
+        if (this.hops++ < 3) { this.open(); return; }
+      }
       this.hooks.onStatus('lost');
       const pause = Math.min(8000, 300 * 2 ** this.retry++);
       this.timer = setTimeout(() => this.open(), pause);

@@ -26,12 +26,18 @@ use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
 use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 
+mod client;
+mod cluster;
+
+use client::{create_room, http, open_room, percentile};
+
 #[derive(Debug, Clone, Parser)]
-#[command(about = "Load generator for a running fourkings server (loopback only)")]
+#[command(
+    about = "Load generator for a running fourkings server (loopback only)",
+    after_help = "`fourkings-loadgen cluster --help`: the cluster fault harness (docs/cluster.md)."
+)]
 struct Args {
     /// The server's address (loopback).
     #[arg(long, default_value = "127.0.0.1:8080")]
@@ -125,32 +131,37 @@ fn rss_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-async fn http(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &str,
-) -> anyhow::Result<Value> {
-    let mut stream = TcpStream::connect(addr).await?;
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await?;
-    let raw = String::from_utf8(raw)?;
-    let (head, rest) = raw
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| anyhow::anyhow!("no response"))?;
-    if !head.starts_with("HTTP/1.1 200") {
-        anyhow::bail!("{method} {path}: {head} {rest}");
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Connects to `url` and joins the seat; a `redirect` (cluster mode: another node serves the room) is
+/// followed to the node it names, a few hops at most. Returns the socket and the `welcome`.
+async fn join(url: &str, room: &str, token: &str) -> anyhow::Result<(Ws, Value)> {
+    let mut url = url.to_owned();
+    for _ in 0..4 {
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str()).await?;
+        let join = json!({"t": "join", "room": room, "token": token});
+        ws.send(Message::Text(join.to_string().into())).await?;
+        let answer = loop {
+            match ws.next().await {
+                Some(Ok(Message::Text(text))) => break serde_json::from_str::<Value>(&text)?,
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(e.into()),
+                None => anyhow::bail!("{url}: closed before answering the join"),
+            }
+        };
+        match answer["t"].as_str() {
+            Some("welcome") => return Ok((ws, answer)),
+            Some("redirect") => {
+                url = answer["url"]
+                    .as_str()
+                    .ok_or_else(|| anyhow::anyhow!("a redirect without a url: {answer}"))?
+                    .to_owned();
+            }
+            _ => anyhow::bail!("{url}: join refused: {answer}"),
+        }
     }
-    Ok(serde_json::from_str(rest)?)
+    anyhow::bail!("room {room}: too many redirects")
 }
 
 /// When play stops; unset until the parent says go.
@@ -167,18 +178,12 @@ async fn seat(
     next_slot: Arc<Mutex<Instant>>,
     stop: Stop,
 ) -> anyhow::Result<Vec<u64>> {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", args.addr)).await?;
-    ws.send(Message::Text(
-        json!({"t": "join", "room": room, "token": token})
-            .to_string()
-            .into(),
-    ))
-    .await?;
+    let (mut ws, welcome) = join(&format!("ws://{}/ws", args.addr), &room, &token).await?;
     counters.connections.fetch_add(1, Ordering::Relaxed);
     let cadence = Duration::from_millis(args.cadence_ms);
     let mut latencies = Vec::new();
-    let mut v = 0u64;
-    let mut my_seat = String::new();
+    let mut v = welcome["v"].as_u64().unwrap_or(0);
+    let mut my_seat = welcome["seat"].as_str().unwrap_or("").to_owned();
     let mut sent: Option<Instant> = None;
     let mut ack = 0u64;
     let mut view: Option<Value> = None;
@@ -260,48 +265,6 @@ async fn seat(
     Ok(latencies)
 }
 
-fn room_options(game: &str) -> Value {
-    if game == "fourchess" {
-        json!({"mode": "ffa"})
-    } else {
-        json!({})
-    }
-}
-
-async fn create_room(addr: SocketAddr, game: &str) -> anyhow::Result<(String, String)> {
-    let created = http(
-        addr,
-        "POST",
-        "/rooms",
-        None,
-        &json!({"game": game, "options": room_options(game)}).to_string(),
-    )
-    .await?;
-    let room = created["room"].as_str().unwrap_or_default().to_owned();
-    let host_token = created["host_token"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    Ok((room, host_token))
-}
-
-async fn open_room(args: &Args) -> anyhow::Result<(String, String, Vec<String>)> {
-    let (room, host_token) = create_room(args.addr, &args.game).await?;
-    let mut tokens = Vec::new();
-    for i in 0..4 {
-        let joined = http(
-            args.addr,
-            "POST",
-            &format!("/rooms/{room}/join"),
-            None,
-            &json!({"name": format!("load{i}")}).to_string(),
-        )
-        .await?;
-        tokens.push(joined["seat_token"].as_str().unwrap_or_default().to_owned());
-    }
-    Ok((room, host_token, tokens))
-}
-
 /// Rooms of four CPU players, started; returns their ids.
 async fn open_cpu_rooms(args: &Args) -> anyhow::Result<Vec<String>> {
     let mut ids = Vec::new();
@@ -345,7 +308,7 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
     let mut rooms = Vec::new();
     for _ in 0..args.rooms {
         anyhow::ensure!(Instant::now() < setup_until, "setup took too long");
-        rooms.push(open_room(&args).await?);
+        rooms.push(open_room(args.addr, &args.game).await?);
     }
     let counters = Arc::new(Counters::default());
     let stop: Stop = Arc::new(OnceLock::new());
@@ -420,14 +383,6 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     report.actions = report.latencies_us.len() as u64;
     report.errors = p.counters.errors.load(Ordering::Relaxed);
     Ok(report)
-}
-
-fn percentile(sorted: &[u64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i] as f64 / 1000.0
 }
 
 /// A child: prepare, say `ready <held>`, wait for `go` on stdin, play, print `report <json>`.
@@ -510,6 +465,12 @@ fn run_children(args: &Args, rss: impl FnOnce()) -> anyhow::Result<Report> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // The cluster harness is its own command with its own options.
+    if std::env::args().nth(1).as_deref() == Some("cluster") {
+        let args = cluster::Args::parse_from(std::env::args().skip(1));
+        let passed = cluster::run(args).await?;
+        std::process::exit(if passed { 0 } else { 1 });
+    }
     let args = Arc::new(Args::parse());
     anyhow::ensure!(
         args.addr.ip().is_loopback(),

@@ -136,6 +136,9 @@ pub enum ErrorCode {
     WrongGame,
     /// A stored game record does not replay through the rules (the server's fault, not the client's).
     BadRecord,
+    /// Cluster mode: another node serves this room; the answer's `url` names it (REST: status 307 with
+    /// `Location`, the same path on that node).
+    Redirect,
 }
 
 impl ErrorCode {
@@ -163,6 +166,7 @@ impl ErrorCode {
             ErrorCode::BadRequest => "bad_request",
             ErrorCode::WrongGame => "wrong_game",
             ErrorCode::BadRecord => "bad_record",
+            ErrorCode::Redirect => "redirect",
         }
     }
 }

@@ -168,6 +168,9 @@ pub struct RoomList {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ApiError {
     pub error: ApiErrorBody,
+    /// With code `redirect` (cluster mode): the same request's URL on the node that serves the room.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

@@ -86,6 +86,10 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         n: Option<u64>,
     },
+    /// Cluster mode: another node serves `room`. The server closes the connection normally (1000)
+    /// after this message; the client connects to `url` (a `ws://` or `wss://` URL ending in `/ws`)
+    /// and sends the same `join` again.
+    Redirect { room: String, url: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -115,6 +115,7 @@ fn every_docs_example_parses_into_the_protocol_types() {
         "server:ack",
         "server:error",
         "server:pong",
+        "server:redirect",
         "event:seat_taken",
         "event:cpu_seated",
         "event:connection",
@@ -175,6 +176,7 @@ fn error_codes_serialize_as_their_stable_names() {
         ErrorCode::BadRequest,
         ErrorCode::WrongGame,
         ErrorCode::BadRecord,
+        ErrorCode::Redirect,
     ] {
         assert_eq!(
             serde_json::to_value(code).unwrap(),

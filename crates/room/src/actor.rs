@@ -33,7 +33,7 @@ use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
 use crate::handle::{Cmd, Connected, Reply, RoomError, RoomHandle};
 use crate::history::History;
-use crate::log::{ActionLog, EntryKind, LogEntry};
+use crate::log::{ActionLog, EntryKind, LogEntry, LogError};
 use crate::record::RecordedAction;
 use crate::seats::{Human, SeatState, new_token};
 use crate::{RoomConfig, RoomSettings};
@@ -133,6 +133,9 @@ struct Room {
     resume_floor: u64,
     /// An append failed: try driving the game again at this time.
     retry_at: Option<Instant>,
+    /// The log fenced the room out (cluster mode: another node owns it now) or the server told it
+    /// to stop: the actor ends after the command at hand and closes every connection.
+    stopped: bool,
 }
 
 fn now_ms() -> u64 {
@@ -142,10 +145,10 @@ fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-fn unavailable(e: crate::log::LogError) -> RoomError {
+fn unavailable(e: &LogError) -> RoomError {
     RoomError::new(
         ErrorCode::Unavailable,
-        format!("the change could not be recorded: {}", e.0),
+        format!("the change could not be recorded: {e}"),
     )
 }
 
@@ -190,6 +193,7 @@ impl Room {
             room_seq: 0,
             resume_floor: 0,
             retry_at: None,
+            stopped: false,
         }
     }
 
@@ -206,6 +210,14 @@ impl Room {
         // A rebuilt room may have a CPU or a dice throw to play.
         self.drive().await;
         loop {
+            if self.stopped {
+                // Close the command channel before the outboxes, so that a connection that sees its
+                // outbox end also sees the room gone (and says "reconnect elsewhere", not "too slow").
+                rx.close();
+                self.subs.clear();
+                tracing::info!(room = %self.id, "room stopped: another node serves it now");
+                return;
+            }
             let wake = self.next_wake();
             tokio::select! {
                 cmd = rx.recv() => match cmd {
@@ -233,9 +245,19 @@ impl Room {
             kind: EntryKind::Action,
             payload: record.to_value(),
         };
-        self.log.append(entry).await.map_err(unavailable)?;
+        if let Err(e) = self.log.append(entry).await {
+            self.on_log_error(&e);
+            return Err(unavailable(&e));
+        }
         self.room_seq += 1;
         Ok(())
+    }
+
+    /// A fenced append means another node owns the room now: stop before doing anything else.
+    fn on_log_error(&mut self, e: &LogError) {
+        if matches!(e, LogError::Fenced(_)) {
+            self.stopped = true;
+        }
     }
 
     // ---------------------------------------------------------------- commands
@@ -299,6 +321,7 @@ impl Room {
             Cmd::Rated { game_id, changes } => {
                 self.emit(Event::Rated { game_id, changes });
             }
+            Cmd::Stop => self.stopped = true,
         }
     }
 
@@ -792,7 +815,8 @@ impl Room {
             // Not durable: the game stays as it was (the copy is dropped) and nothing is acknowledged.
             tracing::error!(room = %self.id, error = %e, "action log failed");
             self.retry_at = Some(Instant::now() + std::time::Duration::from_millis(500));
-            return Err(unavailable(e));
+            self.on_log_error(&e);
+            return Err(unavailable(&e));
         }
         let cpu_for_human =
             by == Actor::Cpu && matches!(self.seats[seat.index()], SeatState::Human(_));
@@ -844,6 +868,9 @@ impl Room {
     /// seat to act is played by it, and show the seat to act its legal actions.
     async fn drive(&mut self) {
         self.retry_at = None;
+        if self.stopped {
+            return;
+        }
         loop {
             let Some(running) = self.game.as_mut() else {
                 return;

@@ -89,6 +89,8 @@ pub(crate) enum Cmd {
         game_id: String,
         changes: Vec<protocol::RatingChange>,
     },
+    /// Stop serving the room (cluster mode: this node lost it); connections are closed.
+    Stop,
 }
 
 #[derive(Debug, Clone)]
@@ -190,6 +192,12 @@ impl RoomHandle {
             reply,
         })
         .await
+    }
+
+    /// Ends the room's actor after the command at hand and closes its connections (cluster mode:
+    /// this node lost its lease, so another node will serve the room). Nothing is written.
+    pub async fn stop(&self) {
+        let _ = self.tx.send(Cmd::Stop).await;
     }
 
     pub async fn disconnect(&self, conn: u64) {

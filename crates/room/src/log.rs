@@ -33,9 +33,17 @@ pub struct LogEntry {
     pub payload: Value,
 }
 
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("action log unavailable: {0}")]
-pub struct LogError(pub String);
+/// Why an entry was not kept. Either way the room acknowledges and applies nothing of it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogError {
+    /// The log cannot take entries now (e.g. the database is unreachable); the room may retry.
+    #[error("action log unavailable: {0}")]
+    Unavailable(String),
+    /// Cluster mode: this node no longer owns the room (another node claimed it, or this node's
+    /// lease ran out). The room must stop at once: another node serves it now.
+    #[error("this node no longer serves the room: {0}")]
+    Fenced(String),
+}
 
 /// A boxed future that does not borrow the log (the room awaits it while it owns `&mut self`).
 pub type LogFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

@@ -14,12 +14,13 @@ use room::bot_pool::BotPool;
 use room::log::ActionLog;
 use store::{LogWriter, Store};
 
+use crate::cluster::ClusterNode;
 use crate::config::Config;
-use crate::persist::StoreLog;
+use crate::persist::{Appender, StoreLog};
 use crate::registry::Registry;
 use crate::shutdown::{DrainHooks, ShutdownTrigger, Stopping};
 use crate::telemetry::Connections;
-use crate::{fdlimit, logging, openapi, persist, records, rest, shutdown, telemetry, ws};
+use crate::{cluster, fdlimit, logging, openapi, persist, records, rest, shutdown, telemetry, ws};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -36,10 +37,12 @@ pub struct AppState {
     /// Becomes true when the server stops: connections close with 1012.
     pub stopping: Stopping,
     pub store: Arc<dyn Store>,
-    /// The group-commit writer every room's log goes through.
-    pub writer: LogWriter,
-    /// What rooms persist through (over `writer` and `store`).
+    /// The group-commit writer every room's log goes through (single node; none in cluster mode).
+    pub writer: Option<LogWriter>,
+    /// What rooms persist through (over `writer` or `cluster`, and `store`).
     pub log: Arc<dyn ActionLog>,
+    /// Cluster mode: this node's lease, the rooms it holds, its fenced writer.
+    pub cluster: Option<Arc<ClusterNode>>,
 }
 
 /// Every route of the server.
@@ -82,19 +85,49 @@ pub struct Application {
 }
 
 impl Application {
-    /// Opens the configured database (migrating it) and binds.
+    /// Opens the configured database (migrating it) and binds. In cluster mode the node registers
+    /// and shares the store's PostgreSQL pool for the cluster tables.
     pub async fn build(config: Config) -> anyhow::Result<Application> {
-        let store = store::open_with(&config.database.url, &config.open_options()).await?;
-        Application::build_with_store(config, store).await
+        if !config.cluster.enabled {
+            let store = store::open_with(&config.database.url, &config.open_options()).await?;
+            return Application::build_with_store(config, store).await;
+        }
+        let url = &config.database.url;
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(store::StoreError::ClusterNeedsPostgres(url.clone()).into());
+        }
+        let pg = store::PgStore::open(url, &config.open_options()).await?;
+        Application::assemble(config, Arc::new(pg.clone()), Some(pg)).await
     }
 
-    /// Binds, serving from a store the caller opened (tests share it to insert data).
+    /// Binds, serving from a store the caller opened (tests share it to insert data). In cluster
+    /// mode the cluster tables get their own pool.
     pub async fn build_with_store(
         config: Config,
         store: Arc<dyn store::Store>,
     ) -> anyhow::Result<Application> {
+        let pg = if config.cluster.enabled {
+            Some(store::PgStore::open(&config.database.url, &config.open_options()).await?)
+        } else {
+            None
+        };
+        Application::assemble(config, store, pg).await
+    }
+
+    /// `pg`: cluster mode, over this PostgreSQL pool.
+    async fn assemble(
+        mut config: Config,
+        store: Arc<dyn store::Store>,
+        pg: Option<store::PgStore>,
+    ) -> anyhow::Result<Application> {
         let listener = TcpListener::bind(&config.server.listen).await?;
         let addr = listener.local_addr()?;
+        // Registered after binding: a node listening on port 0 (tests) names its real port.
+        config.cluster.public_url = cluster::with_port(&config.cluster.public_url, addr.port());
+        let node = match pg {
+            Some(pg) => Some(ClusterNode::start(&pg, &config).await?),
+            None => None,
+        };
         let base_url = if config.server.public_url.is_empty() {
             format!("http://{addr}")
         } else {
@@ -110,15 +143,25 @@ impl Application {
         let connections = Arc::new(Connections::with_ceiling(ceiling));
         let (trigger, stopping) = shutdown::channel();
         let shutdown_timeout = Duration::from_millis(config.server.shutdown_timeout_ms);
-        let (writer, _task) = LogWriter::start(store.clone(), config.writer_config()).await?;
-        // What a previous run left in the spool goes into the database before the logs are read.
-        if writer.health().spooled > 0 {
-            tracing::info!("draining the log spool left by the previous run");
-            writer.wait_for(|h| h.spooled == 0).await;
-        }
+        let mut drain_hooks = DrainHooks::default();
+        let (writer, appender) = match &node {
+            // Cluster mode never spools: a spool on one node would fork the games others take over.
+            Some(node) => (None, Appender::Fenced(node.clone())),
+            None => {
+                let (writer, _task) =
+                    LogWriter::start(store.clone(), config.writer_config()).await?;
+                // What a previous run left in the spool goes into the database before the logs are
+                // read.
+                if writer.health().spooled > 0 {
+                    tracing::info!("draining the log spool left by the previous run");
+                    writer.wait_for(|h| h.spooled == 0).await;
+                }
+                (Some(writer.clone()), Appender::Spooling(writer))
+            }
+        };
         let log: Arc<dyn ActionLog> = Arc::new(StoreLog {
             store: store.clone(),
-            writer: writer.clone(),
+            writer: appender,
         });
         let state = AppState {
             room_config: Arc::new(config.room_config()),
@@ -131,20 +174,37 @@ impl Application {
             store,
             writer,
             log,
+            cluster: node.clone(),
         };
-        let restored = persist::recover(
-            &state.store,
-            &state.registry,
-            state.room_config.clone(),
-            state.log.clone(),
-            state.bot.clone(),
-        )
-        .await?;
-        if restored > 0 {
-            tracing::info!(
-                rooms = restored,
-                "rebuilt the unfinished rooms from the database"
-            );
+        match node {
+            Some(node) => {
+                // Rooms are claimed when someone asks for them, not rebuilt at start: another node
+                // may be serving them.
+                tokio::spawn(cluster::renew_loop(
+                    node.clone(),
+                    state.registry.clone(),
+                    stopping.clone(),
+                ));
+                drain_hooks
+                    .0
+                    .push(Box::pin(async move { node.drain().await }));
+            }
+            None => {
+                let restored = persist::recover(
+                    &state.store,
+                    &state.registry,
+                    state.room_config.clone(),
+                    state.log.clone(),
+                    state.bot.clone(),
+                )
+                .await?;
+                if restored > 0 {
+                    tracing::info!(
+                        rooms = restored,
+                        "rebuilt the unfinished rooms from the database"
+                    );
+                }
+            }
         }
         Ok(Application {
             listener,
@@ -155,7 +215,7 @@ impl Application {
             trigger,
             stopping,
             shutdown_timeout,
-            drain_hooks: DrainHooks::default(),
+            drain_hooks,
         })
     }
 

@@ -23,6 +23,20 @@ pub struct Config {
     pub bots: BotsSection,
     pub log: LogSection,
     pub database: DatabaseSection,
+    pub cluster: ClusterSection,
+}
+
+/// Cluster mode: several nodes on one PostgreSQL, each room served by one node (docs/cluster.md).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSection {
+    pub enabled: bool,
+    /// This node's base URL as clients reach it directly (not through the load balancer):
+    /// `http(s)://host[:port][/prefix]`, no trailing slash. REST redirects go to the same path under
+    /// it; WebSocket redirects to it with `ws(s)://` and `/ws`.
+    pub public_url: String,
+    pub lease_ttl_ms: u64,
+    pub renew_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -175,6 +189,13 @@ impl Config {
         let mut writer = store::WriterConfig::new(&self.database.spool_path);
         writer.write_timeout = Duration::from_millis(self.database.write_timeout_ms);
         writer
+    }
+
+    pub fn lease_config(&self) -> store::cluster::LeaseConfig {
+        store::cluster::LeaseConfig {
+            ttl: Duration::from_millis(self.cluster.lease_ttl_ms),
+            renew_every: Duration::from_millis(self.cluster.renew_ms),
+        }
     }
 
     pub fn open_options(&self) -> store::OpenOptions {

@@ -1,24 +1,30 @@
-//! One REST error type: `{"error":{"code","message"}}` with a status from the code.
+//! One REST error type: `{"error":{"code","message"}}` with a status from the code; a `redirect`
+//! (cluster mode) also carries the URL, as `Location` and in the body.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use protocol::{ApiErrorBody, ErrorCode};
 use room::RoomError;
 
 #[derive(Debug)]
-pub struct ApiError(pub RoomError);
+pub struct ApiError(pub RoomError, pub Option<String>);
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError(RoomError::new(code, message))
+        ApiError(RoomError::new(code, message), None)
+    }
+
+    /// 307 to `url` (the same request on the node that serves the room).
+    pub fn redirect(message: impl Into<String>, url: String) -> ApiError {
+        ApiError(RoomError::new(ErrorCode::Redirect, message), Some(url))
     }
 }
 
 impl From<RoomError> for ApiError {
     fn from(e: RoomError) -> Self {
-        ApiError(e)
+        ApiError(e, None)
     }
 }
 
@@ -33,6 +39,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         RoomFull | SeatTaken | GameRunning | GameOver | NoGame | NotYourTurn | IllegalAction
         | NotJoined | Spectator => StatusCode::CONFLICT,
         TooManyRooms | TooManyConnections | Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        Redirect => StatusCode::TEMPORARY_REDIRECT,
     }
 }
 
@@ -45,7 +52,12 @@ impl IntoResponse for ApiError {
                 message: self.0.message,
                 details: self.0.details,
             },
+            url: self.1.clone(),
         };
-        (status_of(self.0.code), Json(body)).into_response()
+        let mut response = (status_of(self.0.code), Json(body)).into_response();
+        if let Some(url) = self.1.and_then(|u| header::HeaderValue::from_str(&u).ok()) {
+            response.headers_mut().insert(header::LOCATION, url);
+        }
+        response
     }
 }

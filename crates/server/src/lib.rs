@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+mod cluster;
 pub mod config;
 mod error;
 pub mod fdlimit;

@@ -18,40 +18,63 @@ use room::record::GameRecordDoc;
 use room::{RoomConfig, StoredRoom};
 use store::{FinishedGame, LogWriter, Recorded, RoomState, SeatPlayer, Store, StoreError};
 
+use crate::cluster::ClusterNode;
 use crate::registry::Registry;
 
 /// The identity of every seat whose human did not give one.
 pub const GUEST_PLAYER: &str = "guest";
 
-/// The rooms' log: appends go through the writer (durable in the database or the spool before the
-/// room hears back), finished games straight to the store.
+/// The rooms' log: appends go through the writer (durable before the room hears back), finished
+/// games straight to the store.
 #[derive(Debug, Clone)]
 pub struct StoreLog {
     pub store: Arc<dyn Store>,
-    pub writer: LogWriter,
+    pub writer: Appender,
+}
+
+/// Where room log entries go.
+#[derive(Debug, Clone)]
+pub enum Appender {
+    /// Single node: the group-commit writer, durable in the database or, during an outage, the spool.
+    Spooling(LogWriter),
+    /// Cluster mode: fenced appends under the room's lease, never a spool.
+    Fenced(Arc<ClusterNode>),
+}
+
+/// The store's form of a room's log entry.
+pub fn store_entry(entry: LogEntry) -> store::LogEntry {
+    store::LogEntry {
+        room_id: entry.room,
+        game_no: entry.game_no as i32,
+        seq: entry.seq as i64,
+        kind: match entry.kind {
+            EntryKind::Action => store::EntryKind::Action,
+            EntryKind::Dice => store::EntryKind::Dice,
+        },
+        payload: entry.payload,
+        at: store::now_millis(),
+    }
 }
 
 impl ActionLog for StoreLog {
     fn append(&self, entry: LogEntry) -> LogFuture<Result<(), LogError>> {
-        let writer = self.writer.clone();
-        let entry = store::LogEntry {
-            room_id: entry.room,
-            game_no: entry.game_no as i32,
-            seq: entry.seq as i64,
-            kind: match entry.kind {
-                EntryKind::Action => store::EntryKind::Action,
-                EntryKind::Dice => store::EntryKind::Dice,
-            },
-            payload: entry.payload,
-            at: store::now_millis(),
-        };
-        Box::pin(async move {
-            writer
-                .append(entry)
-                .await
-                .map(|_| ())
-                .map_err(|e| LogError(e.to_string()))
-        })
+        match &self.writer {
+            Appender::Spooling(writer) => {
+                let writer = writer.clone();
+                let entry = store_entry(entry);
+                Box::pin(async move {
+                    writer
+                        .append(entry)
+                        .await
+                        .map(|_| ())
+                        .map_err(|e| LogError::Unavailable(e.to_string()))
+                })
+            }
+            Appender::Fenced(node) => {
+                let node = node.clone();
+                Box::pin(async move { node.append(entry).await })
+            }
+        }
     }
 
     fn record_game(&self, doc: GameRecordDoc) -> LogFuture<Rated> {
@@ -60,6 +83,9 @@ impl ActionLog for StoreLog {
     }
 
     fn room_closed(&self, room: &str) {
+        if let Appender::Fenced(node) = &self.writer {
+            node.release(room);
+        }
         let store = self.store.clone();
         let id = room.to_owned();
         tokio::spawn(async move {
@@ -179,8 +205,28 @@ fn finished_game(doc: &GameRecordDoc) -> Result<FinishedGame, String> {
     })
 }
 
-/// Rebuilds every unfinished room from the store. Call it once the writer has drained its spool, so
-/// the logs are complete. A room whose log cannot be replayed is reported and left out.
+/// A room's whole log as the rebuild needs it; `None` when the room holds no record (created in the
+/// rooms table, but its first record never became durable: nobody got it).
+pub async fn load_room(store: &Arc<dyn Store>, id: &str) -> Result<Option<StoredRoom>, StoreError> {
+    let room_log = store.load_log(id, 0).await?;
+    if room_log.is_empty() {
+        return Ok(None);
+    }
+    let mut games = BTreeMap::new();
+    let last = store.last_game_no(id).await?.unwrap_or(0);
+    for n in 1..=last {
+        let entries = store.load_log(id, n).await?;
+        games.insert(n as u32, entries.into_iter().map(|e| e.payload).collect());
+    }
+    Ok(Some(StoredRoom {
+        id: id.to_owned(),
+        room_log: room_log.into_iter().map(|e| e.payload).collect(),
+        games,
+    }))
+}
+
+/// Rebuilds every unfinished room from the store (single node). Call it once the writer has drained
+/// its spool, so the logs are complete. A room whose log cannot be replayed is reported and left out.
 pub async fn recover(
     store: &Arc<dyn Store>,
     registry: &Registry,
@@ -190,21 +236,8 @@ pub async fn recover(
 ) -> Result<usize, StoreError> {
     let mut restored = 0;
     for row in store.unfinished_rooms().await? {
-        let room_log = store.load_log(&row.id, 0).await?;
-        if room_log.is_empty() {
-            // Created in the rooms table, but its first record never became durable: nobody got it.
+        let Some(stored) = load_room(store, &row.id).await? else {
             continue;
-        }
-        let mut games = BTreeMap::new();
-        let last = store.last_game_no(&row.id).await?.unwrap_or(0);
-        for n in 1..=last {
-            let entries = store.load_log(&row.id, n).await?;
-            games.insert(n as u32, entries.into_iter().map(|e| e.payload).collect());
-        }
-        let stored = StoredRoom {
-            id: row.id.clone(),
-            room_log: room_log.into_iter().map(|e| e.payload).collect(),
-            games,
         };
         match room::restore(stored, config.clone(), log.clone(), bot.clone()) {
             Ok(handle) => {

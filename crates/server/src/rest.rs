@@ -2,9 +2,8 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
-use axum::http::HeaderMap;
-use axum::http::StatusCode;
+use axum::extract::{OriginalUri, Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use protocol::{
     ChangeSettings, CreatePlayer, CreateRoom, CreatedPlayer, CreatedRoom, ErrorCode, GameKind,
     Health, JoinRoom, Joined, Readiness, RoomInfo, RoomList, SeatCpu,
@@ -14,6 +13,7 @@ use room::{RoomError, RoomHandle, RoomSettings};
 use store::StoreError;
 
 use crate::app::AppState;
+use crate::cluster::{self, Located};
 use crate::error::ApiError;
 
 type ApiResult<T> = Result<Json<T>, ApiError>;
@@ -41,11 +41,23 @@ fn host_token(headers: &HeaderMap) -> Result<String, ApiError> {
         })
 }
 
-fn room(state: &AppState, id: &str) -> Result<RoomHandle, ApiError> {
-    state
-        .registry
-        .get(id)
-        .ok_or_else(|| ApiError::new(ErrorCode::UnknownRoom, format!("no room `{id}`")))
+/// The room if this node serves it (cluster mode: claimed here if nobody does); a 307 to the same
+/// request on the node that serves it otherwise.
+async fn room(state: &AppState, id: &str, uri: &Uri) -> Result<RoomHandle, ApiError> {
+    cluster::find_room(state, id).await.map_err(|at| match at {
+        Located::Unknown => ApiError::new(ErrorCode::UnknownRoom, format!("no room `{id}`")),
+        Located::Unavailable(why) => {
+            tracing::warn!(room = %id, error = %why, "cannot locate the room");
+            ApiError::new(ErrorCode::Unavailable, "the database is unavailable")
+        }
+        Located::Elsewhere(base) => {
+            let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+            ApiError::redirect(
+                format!("room {id} is served by another node"),
+                format!("{base}{path}"),
+            )
+        }
+    })
 }
 
 #[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health)))]
@@ -68,24 +80,34 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readines
         Ok(Err(e)) => Some(format!("database: {e}")),
         Err(_) => Some("database: no answer to a ping within 2 s".to_owned()),
     };
-    let health = state.writer.health();
-    let reason = database_error.clone().or_else(|| {
-        (!health.ready).then(|| {
-            format!(
-                "log writer: {} entries wait in the spool ({})",
-                health.spooled,
-                health
-                    .last_error
-                    .as_deref()
-                    .unwrap_or("database unreachable")
-            )
-        })
-    });
+    let (writer_ready, spooled, writer_problem) = match (&state.writer, &state.cluster) {
+        (Some(writer), _) => {
+            let health = writer.health();
+            let problem = (!health.ready).then(|| {
+                format!(
+                    "log writer: {} entries wait in the spool ({})",
+                    health.spooled,
+                    health
+                        .last_error
+                        .as_deref()
+                        .unwrap_or("database unreachable")
+                )
+            });
+            (health.ready, health.spooled, problem)
+        }
+        (None, Some(node)) => {
+            let ok = node.lease_ok();
+            let problem = (!ok).then(|| "cluster: lease lost, registering again".to_owned());
+            (ok, 0, problem)
+        }
+        (None, None) => (true, 0, None),
+    };
+    let reason = database_error.clone().or(writer_problem);
     let body = Readiness {
         ready: reason.is_none(),
         database: database_error.is_none(),
-        writer: health.ready,
-        spooled: health.spooled,
+        writer: writer_ready,
+        spooled,
         reason,
     };
     let status = if body.ready {
@@ -140,7 +162,7 @@ pub async fn create_room(
 ) -> ApiResult<CreatedRoom> {
     let req = body(req)?;
     let options = TableGame::normalize_options(req.game, &req.options).map_err(|details| {
-        ApiError(RoomError {
+        ApiError::from(RoomError {
             code: ErrorCode::BadOptions,
             message: format!("{} problem(s) with the house rules", details.len()),
             details,
@@ -181,7 +203,12 @@ pub async fn create_room(
         })
         .await
         .map_err(store_error)?;
-    let handle = room::create(
+    // Cluster mode: this node owns the room before its first record is written.
+    let fence = match &state.cluster {
+        Some(node) => Some(cluster::claim_new(node, &id).await.map_err(store_error)?),
+        None => None,
+    };
+    let created = room::create(
         id.clone(),
         settings,
         &host_token,
@@ -189,7 +216,15 @@ pub async fn create_room(
         state.log.clone(),
         state.bot.clone(),
     )
-    .await?;
+    .await;
+    let handle = match (created, &state.cluster, fence) {
+        (Ok(handle), _, _) => handle,
+        (Err(e), Some(node), Some(fence)) => {
+            cluster::unclaim(node, &fence);
+            return Err(e.into());
+        }
+        (Err(e), _, _) => return Err(e.into()),
+    };
     state.registry.insert(id, handle.clone());
     Ok(Json(CreatedRoom {
         room: handle.id().to_owned(),
@@ -218,8 +253,9 @@ pub async fn list_rooms(State(state): State<AppState>) -> Json<RoomList> {
 pub async fn get_room(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
 ) -> ApiResult<RoomInfo> {
-    Ok(Json(room(&state, &id)?.info().await?))
+    Ok(Json(room(&state, &id, &uri).await?.info().await?))
 }
 
 /// Change house rules and room settings while no game is running (host token).
@@ -230,10 +266,11 @@ pub async fn get_room(
 pub async fn change_settings(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
     headers: HeaderMap,
     req: Result<Json<ChangeSettings>, JsonRejection>,
 ) -> ApiResult<RoomInfo> {
-    let handle = room(&state, &id)?;
+    let handle = room(&state, &id, &uri).await?;
     let host = host_token(&headers)?;
     let req = body(req)?;
     Ok(Json(handle.change_settings(host, req).await?))
@@ -248,9 +285,10 @@ pub async fn change_settings(
 pub async fn join(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
     req: Result<Json<JoinRoom>, JsonRejection>,
 ) -> ApiResult<Joined> {
-    let handle = room(&state, &id)?;
+    let handle = room(&state, &id, &uri).await?;
     let req = body(req)?;
     let player_id = match (req.player_id, req.player_secret) {
         (None, None) => None,
@@ -287,10 +325,11 @@ pub async fn join(
 pub async fn seat_cpu(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
     headers: HeaderMap,
     req: Result<Json<SeatCpu>, JsonRejection>,
 ) -> ApiResult<RoomInfo> {
-    let handle = room(&state, &id)?;
+    let handle = room(&state, &id, &uri).await?;
     let host = host_token(&headers)?;
     let req = body(req)?;
     Ok(Json(handle.seat_cpu(host, req.seat, req.level).await?))
@@ -302,9 +341,10 @@ pub async fn seat_cpu(
 pub async fn start(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
     headers: HeaderMap,
 ) -> ApiResult<RoomInfo> {
-    let handle = room(&state, &id)?;
+    let handle = room(&state, &id, &uri).await?;
     let host = host_token(&headers)?;
     Ok(Json(handle.start(host, false).await?))
 }
@@ -315,9 +355,10 @@ pub async fn start(
 pub async fn rematch(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
     headers: HeaderMap,
 ) -> ApiResult<RoomInfo> {
-    let handle = room(&state, &id)?;
+    let handle = room(&state, &id, &uri).await?;
     let host = host_token(&headers)?;
     Ok(Json(handle.start(host, true).await?))
 }

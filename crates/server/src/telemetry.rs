@@ -32,6 +32,10 @@ pub const STORE_QUEUE: &str = "fourkings_store_queue_depth";
 pub const ERRORS: &str = "fourkings_errors_total";
 pub const CLOSES: &str = "fourkings_ws_closes_total";
 pub const RATE_LIMIT_CLOSES: &str = "fourkings_rate_limit_closes_total";
+pub const CLUSTER_FENCED: &str = "fourkings_cluster_fenced_appends_total";
+pub const CLUSTER_CLAIMS: &str = "fourkings_cluster_claims_total";
+pub const CLUSTER_REDIRECTS: &str = "fourkings_cluster_redirects_total";
+pub const CLUSTER_LEASE_LOST: &str = "fourkings_cluster_lease_lost_total";
 
 /// Histogram buckets in seconds: from half a millisecond (an act on an idle server) to a CPU thinking
 /// for seconds.
@@ -107,6 +111,22 @@ fn describe() {
     describe_counter!(
         RATE_LIMIT_CLOSES,
         "WebSocket connections closed for exceeding the rate limit."
+    );
+    describe_counter!(
+        CLUSTER_FENCED,
+        "Cluster mode: log entries the database refused because this node no longer owns the room (another node claimed it, or this node's lease ran out)."
+    );
+    describe_counter!(
+        CLUSTER_CLAIMS,
+        "Cluster mode: rooms this node took over (created, or claimed and rebuilt from the log)."
+    );
+    describe_counter!(
+        CLUSTER_REDIRECTS,
+        "Cluster mode: requests and joins sent to the node that serves the room."
+    );
+    describe_counter!(
+        CLUSTER_LEASE_LOST,
+        "Cluster mode: times this node found its lease expired and started again as a new incarnation."
     );
 }
 

@@ -13,8 +13,8 @@ use figment::Figment;
 use serde::de::DeserializeOwned;
 
 use crate::config::{
-    BotsSection, Config, DatabaseSection, LimitsSection, LogSection, RoomsSection, ServerSection,
-    TimersSection,
+    BotsSection, ClusterSection, Config, DatabaseSection, LimitsSection, LogSection, RoomsSection,
+    ServerSection, TimersSection,
 };
 
 /// Every problem found in a configuration.
@@ -54,6 +54,7 @@ pub(crate) fn extract(figment: &Figment) -> Result<Config, ConfigError> {
     section::<LogSection>(figment, "log", &mut problems);
     section::<BotsSection>(figment, "bots", &mut problems);
     section::<DatabaseSection>(figment, "database", &mut problems);
+    section::<ClusterSection>(figment, "cluster", &mut problems);
     problems.extend(unknown_sections(figment));
     if problems.is_empty() {
         // A problem in a section not listed above.
@@ -157,6 +158,7 @@ impl Config {
                 t.idle_timeout_ms, t.ping_interval_ms
             ));
         }
+        problems.extend(self.cluster_problems());
         if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.filter) {
             problems.push(format!(
                 "log.filter = {:?} is not a tracing filter: {e}",
@@ -168,6 +170,46 @@ impl Config {
         } else {
             Err(ConfigError { problems })
         }
+    }
+}
+
+impl Config {
+    /// Cluster mode needs PostgreSQL (the arbiter of leases), a URL other nodes can send clients to,
+    /// and a lease that is renewed before it runs out.
+    fn cluster_problems(&self) -> Vec<String> {
+        let c = &self.cluster;
+        if !c.enabled {
+            return Vec::new();
+        }
+        let mut problems = Vec::new();
+        let url = &self.database.url;
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            problems.push(format!(
+                "cluster.enabled needs a PostgreSQL database.url (postgres://…), not {:?}: one node's SQLite file cannot arbitrate between nodes",
+                url
+            ));
+        }
+        if c.public_url.is_empty() {
+            problems.push(
+                "cluster.enabled needs cluster.public_url, this node's own URL for redirects (e.g. http://10.0.0.2:8080)"
+                    .to_owned(),
+            );
+        } else if !is_base_url(&c.public_url) || c.public_url.ends_with('/') {
+            problems.push(format!(
+                "cluster.public_url = {:?} is not an http(s) base URL like http://10.0.0.2:8080 (no trailing slash)",
+                c.public_url
+            ));
+        }
+        if c.lease_ttl_ms == 0 || c.renew_ms == 0 {
+            problems
+                .push("cluster.lease_ttl_ms and cluster.renew_ms must be greater than 0".into());
+        } else if c.renew_ms >= c.lease_ttl_ms {
+            problems.push(format!(
+                "cluster.renew_ms ({}) must be shorter than cluster.lease_ttl_ms ({}), or the lease runs out between renewals",
+                c.renew_ms, c.lease_ttl_ms
+            ));
+        }
+        problems
     }
 }
 
@@ -219,6 +261,31 @@ mod tests {
         for (problem, start) in problems.iter().zip(expect) {
             assert!(problem.starts_with(start), "{problem} / {start}");
         }
+    }
+
+    #[test]
+    fn cluster_mode_problems_are_all_listed() {
+        let mut config = Config::defaults();
+        config.cluster.enabled = true;
+        config.cluster.renew_ms = config.cluster.lease_ttl_ms;
+        let problems = config.validate().expect_err("invalid").problems;
+        let expect = [
+            "cluster.enabled needs a PostgreSQL database.url",
+            "cluster.enabled needs cluster.public_url",
+            "cluster.renew_ms (6000) must be shorter than cluster.lease_ttl_ms (6000)",
+        ];
+        assert_eq!(problems.len(), expect.len(), "{problems:#?}");
+        for (problem, start) in problems.iter().zip(expect) {
+            assert!(problem.starts_with(start), "{problem} / {start}");
+        }
+        config.database.url = "postgres://db/fourkings".into();
+        config.cluster.public_url = "ws://10.0.0.2:8080".into();
+        config.cluster.renew_ms = 2000;
+        let problems = config.validate().expect_err("invalid").problems;
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert!(problems[0].starts_with("cluster.public_url = \"ws://"));
+        config.cluster.public_url = "http://10.0.0.2:8080".into();
+        config.validate().expect("valid");
     }
 
     #[test]

@@ -22,6 +22,7 @@ use protocol::{ClientMsg, ErrorCode, ErrorMsg, ServerMsg};
 use room::{Connected, RoomHandle};
 
 use crate::app::AppState;
+use crate::cluster::{self, Located};
 use crate::error::ApiError;
 use crate::shutdown::CLOSE_RESTART;
 use crate::telemetry::{self, ACT_LATENCY, ACTIONS, CLOSES, RATE_LIMIT_CLOSES};
@@ -33,6 +34,8 @@ pub const CLOSE_TOO_BIG: u16 = 1009;
 pub const CLOSE_TOO_SLOW: u16 = 4001;
 /// No frame (not even a pong) within the idle timeout.
 pub const CLOSE_IDLE: u16 = 4002;
+/// After a `redirect` (cluster mode): the client goes to the node named in it.
+pub const CLOSE_NORMAL: u16 = 1000;
 
 pub async fn upgrade(
     ws: WebSocketUpgrade,
@@ -80,6 +83,8 @@ struct Connection {
     span: tracing::Span,
     /// When each action still waiting for its ack or error arrived (act→answer latency).
     pending: HashMap<u64, Instant>,
+    /// A `redirect` was sent: close once it is out.
+    redirected: bool,
 }
 
 fn text(msg: &ServerMsg) -> Message {
@@ -112,6 +117,7 @@ impl Connection {
             joined: None,
             span,
             pending: HashMap::new(),
+            redirected: false,
         }
     }
 
@@ -193,10 +199,17 @@ impl Connection {
                             break None;
                         }
                     }
+                    if self.redirected {
+                        break Some((CLOSE_NORMAL, "redirect"));
+                    }
                 }
                 frame = recv_opt(&mut outbox) => {
                     let Some(frame) = frame else {
-                        // The room dropped us (too slow, or the room closed).
+                        // The room dropped us: too slow, or the room stopped here (cluster mode: another
+                        // node serves it now, so the client reconnects as after a restart).
+                        if self.joined.as_ref().is_some_and(|(h, _)| !h.is_open()) {
+                            break Some((CLOSE_RESTART, "the room moved: reconnect"));
+                        }
                         break Some((CLOSE_TOO_SLOW, "too slow: reconnect to resync"));
                     };
                     if sink.send(Message::Text(Utf8Bytes::from(&*frame))).await.is_err() {
@@ -224,6 +237,7 @@ impl Connection {
                 CLOSE_TOO_SLOW => "too_slow",
                 CLOSE_IDLE => "idle",
                 CLOSE_RESTART => "restart",
+                CLOSE_NORMAL => "redirect",
                 _ => "other",
             };
             metrics::counter!(CLOSES, "reason" => why).increment(1);
@@ -269,12 +283,28 @@ impl Connection {
                         None,
                     ));
                 }
-                let Some(handle) = self.state.registry.get(&room) else {
-                    return Some(error(
-                        ErrorCode::UnknownRoom,
-                        format!("no room `{room}`"),
-                        None,
-                    ));
+                let handle = match cluster::find_room(&self.state, &room).await {
+                    Ok(handle) => handle,
+                    Err(Located::Unknown) => {
+                        return Some(error(
+                            ErrorCode::UnknownRoom,
+                            format!("no room `{room}`"),
+                            None,
+                        ));
+                    }
+                    Err(Located::Unavailable(why)) => {
+                        tracing::warn!(room = %room, error = %why, "cannot locate the room");
+                        return Some(error(
+                            ErrorCode::Unavailable,
+                            "the database is unavailable: retry",
+                            None,
+                        ));
+                    }
+                    Err(Located::Elsewhere(base)) => {
+                        self.redirected = true;
+                        let url = cluster::ws_url(&base);
+                        return Some(text(&ServerMsg::Redirect { room, url }));
+                    }
                 };
                 let (tx, rx) = mpsc::channel(self.state.room_config.outbox.max(2));
                 match handle.connect(token, v, tx).await {

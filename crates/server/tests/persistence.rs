@@ -2,10 +2,8 @@
 //! again (clients resume with their seat tokens, nothing lost or repeated, same dice stream), a lobby
 //! room and a rated game across restarts, and a PostgreSQL outage through a TCP proxy the test owns.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -18,87 +16,28 @@ mod support;
 #[path = "../../store/tests/common/mod.rs"]
 mod common;
 
-use support::{Client, create_room, host, http, is_event, post};
+#[allow(dead_code)]
+mod play;
+mod process;
 
-/// The server binary running on the database in `dir`; killed with SIGKILL on drop.
-struct ServerProc {
-    child: Child,
-    addr: SocketAddr,
-}
+use play::{MidGame, Seen, play, play_to_end, pump, reach_mid_game};
+use process::ServerProc;
+use support::{Client, create_room, host, http, post};
 
-impl ServerProc {
-    fn start(dir: &Path) -> ServerProc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fourkings"))
-            .env_remove("DATABASE_URL")
-            .env("FOURKINGS_SERVER__LISTEN", "127.0.0.1:0")
-            .env(
-                "FOURKINGS_DATABASE__URL",
-                format!("sqlite://{}/fourkings.db", dir.display()),
-            )
-            .env(
-                "FOURKINGS_DATABASE__SPOOL_PATH",
-                format!("{}/log-spool.jsonl", dir.display()),
-            )
-            .env("FOURKINGS_TIMERS__CPU_DELAY_MS", "0")
-            .env("FOURKINGS_TIMERS__GRACE_MS", "60000")
-            // The rating test expects the filled seats at level 1 (`cpu:easy`).
-            .env("FOURKINGS_BOTS__FILL_LEVEL", "1")
-            .env("FOURKINGS_TIMERS__PING_INTERVAL_MS", "60000")
-            .env("FOURKINGS_TIMERS__IDLE_TIMEOUT_MS", "180000")
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the server binary starts");
-        let stdout = child.stdout.take().expect("piped");
-        let (tx, rx) = std::sync::mpsc::channel();
-        // Keep reading stdout for the process's whole life, so that it never blocks on a full pipe.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("fourkings listening on ") {
-                    let addr = rest.split(": open").next().unwrap_or("").to_owned();
-                    let _ = tx.send(addr);
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the server says where it listens")
-            .parse()
-            .expect("an address");
-        ServerProc { child, addr }
-    }
-
-    /// SIGKILL: no shutdown code runs.
-    fn kill9(mut self) {
-        self.child.kill().expect("kill -9");
-        self.child.wait().expect("reaped");
-    }
-
-    /// SIGTERM: the graceful stop begins (the process closes its sockets, then exits).
-    fn term(&self) {
-        let sent = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(sent.success());
-    }
-
-    /// How the process exited; panics if it is still running 15 s from now (its own limit,
-    /// `server.shutdown_timeout_ms`, is 10 s).
-    fn wait_exit(mut self) -> std::process::ExitStatus {
-        let deadline = std::time::Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("waitable") {
-                return status;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "still running 15 s after SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
+/// The server binary on the SQLite file and spool in `dir`.
+fn start_server(dir: &Path) -> ServerProc {
+    ServerProc::start(&[
+        (
+            "FOURKINGS_DATABASE__URL",
+            format!("sqlite://{}/fourkings.db", dir.display()),
+        ),
+        (
+            "FOURKINGS_DATABASE__SPOOL_PATH",
+            format!("{}/log-spool.jsonl", dir.display()),
+        ),
+        // The rating test expects the filled seats at level 1 (`cpu:easy`).
+        ("FOURKINGS_BOTS__FILL_LEVEL", "1".into()),
+    ])
 }
 
 /// How the first server process ends mid-game.
@@ -108,96 +47,6 @@ enum Stop {
     Kill9,
     /// SIGTERM: clients get close 1012 (service restart) and the process exits 0.
     Term,
-}
-
-impl Drop for ServerProc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// What one client saw of the current game.
-#[derive(Debug, Default)]
-struct Seen {
-    /// Every `acted` action, in order.
-    actions: Vec<Value>,
-    dice_commit: Option<String>,
-    game_over: Option<Value>,
-    rated: Option<Value>,
-    /// The last `view` for our seat (its version and legal actions), not yet answered.
-    view: Option<Value>,
-}
-
-impl Seen {
-    fn note(&mut self, m: &Value) {
-        if is_event(m, "game_started") {
-            self.dice_commit = m["event"]["dice_commit"].as_str().map(str::to_owned);
-        } else if is_event(m, "acted") {
-            self.actions.push(m["event"]["action"].clone());
-            self.view = None;
-        } else if is_event(m, "game_over") {
-            self.game_over = Some(m["event"].clone());
-            self.view = None;
-        } else if is_event(m, "rated") {
-            self.rated = Some(m["event"].clone());
-        } else if m["t"] == "view" {
-            self.view = Some(m.clone());
-        }
-    }
-}
-
-/// Reads messages (noting them) until `done` holds.
-async fn pump(c: &mut Client, seen: &mut Seen, mut done: impl FnMut(&Seen, &Value) -> bool) {
-    // What was already seen may satisfy it (a `view` arrives before the `ack` of the action that led
-    // to it).
-    if done(seen, &Value::Null) {
-        return;
-    }
-    loop {
-        let m = c.next().await.expect("connection open");
-        seen.note(&m);
-        if done(seen, &m) {
-            return;
-        }
-    }
-}
-
-/// Plays the seat's first legal action at each of its turns until `acks` actions were acknowledged
-/// (or the game ended), then waits for the seat's next turn. Returns the acked (ack id, action)s.
-async fn play(
-    c: &mut Client,
-    seen: &mut Seen,
-    next_ack: &mut u64,
-    acks: usize,
-) -> Vec<(u64, Value)> {
-    let mut acked = Vec::new();
-    while acked.len() < acks && seen.game_over.is_none() {
-        pump(c, seen, |s, _| s.view.is_some() || s.game_over.is_some()).await;
-        let Some(view) = seen.view.take() else { break };
-        let action = view["legal"][0].clone();
-        let ack = *next_ack;
-        *next_ack += 1;
-        c.send(json!({"t": "act", "ack": ack, "action": action}))
-            .await;
-        pump(c, seen, |_, m| {
-            assert_ne!(m["t"], "error", "{m}");
-            m["t"] == "ack" && m["ack"] == ack
-        })
-        .await;
-        acked.push((ack, action));
-    }
-    if seen.game_over.is_none() {
-        pump(c, seen, |s, _| s.view.is_some() || s.game_over.is_some()).await;
-    }
-    acked
-}
-
-/// Plays until the game is over.
-async fn play_to_end(c: &mut Client, seen: &mut Seen, next_ack: &mut u64) {
-    while seen.game_over.is_none() {
-        play(c, seen, next_ack, 1).await;
-    }
 }
 
 /// Checks every dice throw of a finished Chaturaji game against the revealed seed and its commit.
@@ -255,49 +104,9 @@ async fn resume_after_restart(
     (c, snapshot)
 }
 
-/// A room whose human seat (red) has three acknowledged actions and is to act again, game not over.
-struct MidGame {
-    room: String,
-    token: String,
-    client: Client,
-    seen: Seen,
-    next_ack: u64,
-    acked: Vec<(u64, Value)>,
-}
-
-/// Starts games until one reaches the point where the test stops the server. The dice are random and
-/// red plays its first legal action blindly, so a short game can end (red's king taken) before red
-/// acted three times; such a room proves nothing about a restart and is left, not asserted on.
-async fn reach_mid_game(addr: SocketAddr, game: &Value) -> MidGame {
-    for _ in 0..8 {
-        let (room, host_token) = create_room(addr, game.clone()).await;
-        let (seat, token) = support::join_seat(addr, &room, "Ann").await;
-        assert_eq!(seat, "red");
-        let mut client = Client::connect(addr).await;
-        client.join(&room, Some(&token), None).await;
-        let (status, v) = host(addr, &room, "start", &host_token).await;
-        assert_eq!(status, 200, "{v}");
-        let mut seen = Seen::default();
-        let mut next_ack = 1;
-        let acked = play(&mut client, &mut seen, &mut next_ack, 3).await;
-        if seen.game_over.is_none() {
-            assert_eq!(acked.len(), 3);
-            return MidGame {
-                room,
-                token,
-                client,
-                seen,
-                next_ack,
-                acked,
-            };
-        }
-    }
-    panic!("eight games in a row ended before red's third action");
-}
-
 async fn stop_mid_game(game: Value, stop: Stop) {
     let dir = tempfile::tempdir().unwrap();
-    let server = ServerProc::start(dir.path());
+    let server = start_server(dir.path());
     let addr = server.addr;
     let MidGame {
         room,
@@ -306,7 +115,8 @@ async fn stop_mid_game(game: Value, stop: Stop) {
         seen,
         mut next_ack,
         acked,
-    } = reach_mid_game(addr, &game).await;
+        ..
+    } = reach_mid_game(addr, addr, &game).await;
     // Red is to act and everything the client saw is acknowledged: stop the server right now.
     let last_v = c.v;
     match stop {
@@ -323,7 +133,7 @@ async fn stop_mid_game(game: Value, stop: Stop) {
         }
     }
 
-    let server = ServerProc::start(dir.path());
+    let server = start_server(dir.path());
     let addr = server.addr;
     let (mut c, snapshot) = resume_after_restart(addr, &room, &token, &seen, last_v).await;
     assert_eq!(snapshot["room"]["seats"][0]["name"], "Ann");
@@ -402,7 +212,7 @@ async fn kill_9_mid_fourchess_game_resumes_where_it_stopped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lobby_survives_a_restart_and_a_rated_game_rates_once() {
     let dir = tempfile::tempdir().unwrap();
-    let server = ServerProc::start(dir.path());
+    let server = start_server(dir.path());
     let addr = server.addr;
     let (status, player) = post(addr, "/players", None, json!({"display_name": "Ann"})).await;
     assert_eq!(status, 200, "{player}");
@@ -432,7 +242,7 @@ async fn a_lobby_survives_a_restart_and_a_rated_game_rates_once() {
     assert_eq!(status, 200, "{v}");
     server.kill9();
 
-    let server = ServerProc::start(dir.path());
+    let server = start_server(dir.path());
     let addr = server.addr;
     let (status, info) = http(addr, "GET", &format!("/rooms/{room}"), None, None).await;
     assert_eq!(status, 200, "{info}");
@@ -474,7 +284,7 @@ async fn a_lobby_survives_a_restart_and_a_rated_game_rates_once() {
     server.kill9();
 
     // A restart rebuilds the finished room and offers its game for recording again: written once.
-    let server = ServerProc::start(dir.path());
+    let server = start_server(dir.path());
     let (status, _) = http(server.addr, "GET", &format!("/rooms/{room}"), None, None).await;
     assert_eq!(status, 200);
     tokio::time::sleep(Duration::from_millis(500)).await;

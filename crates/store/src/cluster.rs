@@ -15,13 +15,11 @@
 //! There is no spool here: a node that cannot reach PostgreSQL cannot append, so it acknowledges
 //! nothing; its lease expires and another node claims its rooms. A local spool would fork games.
 
-use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, Row};
 
-use crate::{LogEntry, OpenOptions, StoreError};
+use crate::{LogEntry, OpenOptions, PgStore, StoreError};
 
 /// Lease timing. The lease is renewed every `renew_every`; a node that misses renewals for `ttl` is
 /// dead to the others.
@@ -99,16 +97,16 @@ impl Cluster {
         if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
             return Err(StoreError::ClusterNeedsPostgres(url.to_owned()));
         }
-        let connect = PgConnectOptions::from_str(url)?;
-        let pool = PgPoolOptions::new()
-            .max_connections(options.max_connections.max(1))
-            .acquire_timeout(options.acquire_timeout)
-            .connect_with(connect)
-            .await?;
-        sqlx::migrate!("../../migrations/postgres")
-            .run(&pool)
-            .await?;
-        Ok(Cluster { pool, lease })
+        let store = PgStore::open(url, options).await?;
+        Ok(Cluster::on(&store, lease))
+    }
+
+    /// The cluster tables over an open (migrated) store's pool: a node needs one pool, not two.
+    pub fn on(store: &PgStore, lease: LeaseConfig) -> Cluster {
+        Cluster {
+            pool: store.pool().clone(),
+            lease,
+        }
     }
 
     pub fn lease(&self) -> LeaseConfig {

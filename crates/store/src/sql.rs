@@ -82,6 +82,11 @@ impl PgStore {
             .await?;
         Ok(PgStore { pool })
     }
+
+    /// The connection pool (cluster mode shares it: one pool per node, not two).
+    pub fn pool(&self) -> &sqlx::PgPool {
+        &self.pool
+    }
 }
 
 fn corrupt(what: impl std::fmt::Display) -> StoreError {

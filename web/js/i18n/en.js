@@ -87,6 +87,7 @@ export default {
   'error.seat_taken': 'That seat is taken.', 'error.too_many_rooms': 'The server is full; try later.',
   'error.too_many_connections': 'The server has too many connections; try again in a moment.', 'error.bad_request': 'The request was not understood.',
   'error.wrong_game': 'That is only available for the other game.', 'error.bad_record': 'That game\'s record could not be read; it is the server\'s fault.',
+  'error.redirect': 'The room is served by another server; reconnecting there.',
   'error.unavailable': 'The room is busy; try again.', 'error.not_found': 'Not found.',
   'error.network': 'The server cannot be reached.', 'error.unknown': 'Error: {code}.',
 

@@ -87,6 +87,7 @@ export default {
   'error.seat_taken': 'Kursi itu sudah terisi.', 'error.too_many_rooms': 'Server penuh; coba lagi nanti.',
   'error.too_many_connections': 'Server memiliki terlalu banyak koneksi; coba lagi sebentar lagi.', 'error.bad_request': 'Permintaan tidak dipahami.',
   'error.wrong_game': 'Itu hanya tersedia untuk permainan yang lain.', 'error.bad_record': 'Catatan permainan itu tidak dapat dibaca; ini kesalahan server.',
+  'error.redirect': 'Ruangan dilayani server lain; menyambung ulang ke sana.',
   'error.unavailable': 'Ruang sedang sibuk; coba lagi.', 'error.not_found': 'Tidak ditemukan.',
   'error.network': 'Server tidak dapat dihubungi.', 'error.unknown': 'Galat: {code}.',
 

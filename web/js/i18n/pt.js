@@ -87,6 +87,7 @@ export default {
   'error.seat_taken': 'Esse lugar está ocupado.', 'error.too_many_rooms': 'O servidor está cheio; tente mais tarde.',
   'error.too_many_connections': 'O servidor tem conexões demais; tente de novo daqui a pouco.', 'error.bad_request': 'O pedido não foi entendido.',
   'error.wrong_game': 'Isso só existe para o outro jogo.', 'error.bad_record': 'O registro dessa partida não pôde ser lido; a falha é do servidor.',
+  'error.redirect': 'A sala é servida por outro servidor; reconectando lá.',
   'error.unavailable': 'A sala está ocupada; tente de novo.', 'error.not_found': 'Não encontrado.',
   'error.network': 'Não é possível contactar o servidor.', 'error.unknown': 'Erro: {code}.',
 

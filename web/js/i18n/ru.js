@@ -87,6 +87,7 @@ export default {
   'error.seat_taken': 'Это место занято.', 'error.too_many_rooms': 'Сервер переполнен; попробуйте позже.',
   'error.too_many_connections': 'На сервере слишком много подключений; попробуйте чуть позже.', 'error.bad_request': 'Запрос не понят.',
   'error.wrong_game': 'Это доступно только для другой игры.', 'error.bad_record': 'Запись этой партии не читается; это ошибка сервера.',
+  'error.redirect': 'Комнату обслуживает другой сервер; переподключаемся туда.',
   'error.unavailable': 'Комната занята; попробуйте ещё раз.', 'error.not_found': 'Не найдено.',
   'error.network': 'Сервер недоступен.', 'error.unknown': 'Ошибка: {code}.',
 

@@ -87,6 +87,7 @@ export default {
   'error.seat_taken': 'Kiti hicho kimechukuliwa.', 'error.too_many_rooms': 'Seva imejaa; jaribu baadaye.',
   'error.too_many_connections': 'Seva ina miunganisho mingi mno; jaribu tena baada ya muda mfupi.', 'error.bad_request': 'Ombi halikueleweka.',
   'error.wrong_game': 'Hilo linapatikana kwa mchezo mwingine tu.', 'error.bad_record': 'Rekodi ya mchezo huo haikusomeka; ni kosa la seva.',
+  'error.redirect': 'Chumba kinahudumiwa na seva nyingine; tunaunganisha huko.',
   'error.unavailable': 'Chumba kina shughuli; jaribu tena.', 'error.not_found': 'Haikupatikana.',
   'error.network': 'Seva haipatikani.', 'error.unknown': 'Hitilafu: {code}.',
 

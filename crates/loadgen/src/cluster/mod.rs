@@ -1,0 +1,647 @@
+//! `fourkings-loadgen cluster`: the fault harness of cluster mode (issue #9).
+//!
+//! It starts three `fourkings` nodes on a fresh PostgreSQL database, opens rooms of four seat clients
+//! that connect to random nodes, injects faults at random moments (seeded), and at the end checks the
+//! database's log against everything the clients were told ([`checker`]). It prints the invariants
+//! (all must be 0, or the exit status is 1) and the figures: failover time, client reconnect time, and
+//! the latency one redirect adds to a join. See docs/cluster.md.
+
+mod bot;
+pub mod checker;
+mod db;
+mod faults;
+mod netns;
+mod nodes;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use clap::Parser;
+use rand::rngs::StdRng;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{Rng, SeedableRng};
+use rustix::process::Signal;
+use tokio::sync::watch;
+
+use crate::client::{http, open_room, percentile};
+use bot::{Ctx, SeatPlan, SeatReport};
+use db::Db;
+use faults::Fault;
+use nodes::{Node, NodeEnv};
+
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "fourkings-loadgen cluster",
+    // The run inside the hub namespace gets the outer command line plus its own overrides.
+    args_override_self = true,
+    about = "Cluster fault harness: 3 nodes on a fresh PostgreSQL database, rooms of 4 seat clients, \
+             faults at random moments, then the log checked against what every client was told"
+)]
+pub struct Args {
+    /// The `fourkings` binary to run as the nodes.
+    #[arg(long, default_value = "target/release/fourkings")]
+    server_bin: PathBuf,
+    /// The PostgreSQL server (no database name): the run creates its own database there.
+    #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432")]
+    pg: String,
+    #[arg(long, default_value_t = 3)]
+    nodes: usize,
+    /// Rooms of four seat clients each.
+    #[arg(long, default_value_t = 50)]
+    rooms: usize,
+    /// `fourchess` (free-for-all) or `chaturaji`.
+    #[arg(long, default_value = "fourchess")]
+    game: String,
+    /// Seconds of play (the faults are spread over them; each needs about three leases plus the
+    /// clients' silence timeout).
+    #[arg(long, default_value_t = 150)]
+    seconds: u64,
+    /// Seeds the fault moments and targets and every client's choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Faults to inject, in a random order: kill9, stop, drain, netcut, dbcut. The last two need
+    /// network namespaces (root); without them they are skipped with a notice.
+    #[arg(long, default_value = "kill9,stop,drain,netcut,dbcut")]
+    faults: String,
+    #[arg(long, default_value_t = 3000)]
+    lease_ttl_ms: u64,
+    #[arg(long, default_value_t = 1000)]
+    renew_ms: u64,
+    /// Mean think time of a seat client before it acts.
+    #[arg(long, default_value_t = 150)]
+    think_ms: u64,
+    /// A connection with no frame at all for this long is dead (nodes ping every 500 ms).
+    #[arg(long, default_value_t = 2000)]
+    silence_ms: u64,
+    /// Network namespaces for the nodes (needed by netcut and dbcut): `auto` uses them when running
+    /// as root.
+    #[arg(long, default_value = "auto")]
+    netns: String,
+    /// RUST_LOG of the nodes (their stderr goes to files in the run's directory).
+    #[arg(long, default_value = "warn")]
+    node_log: String,
+    /// Keep the database and the nodes' logs even when the run passes.
+    #[arg(long)]
+    keep: bool,
+    /// Internal: running inside this hub namespace.
+    #[arg(long, hide = true)]
+    inside_hub: Option<String>,
+    /// Internal: the Unix socket the outer process relays to PostgreSQL.
+    #[arg(long, hide = true)]
+    hub_relay: Option<PathBuf>,
+}
+
+/// What happened at one fault.
+#[derive(Debug)]
+struct FaultRecord {
+    fault: Fault,
+    node: usize,
+    at: Duration,
+    at_ms: i64,
+    rooms: Vec<String>,
+    fenced_after: Option<u64>,
+    note: String,
+}
+
+fn unix_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The sum of a counter's samples in a Prometheus text page.
+fn counter(page: &str, name: &str) -> Option<u64> {
+    let mut found = None;
+    for line in page.lines().filter(|l| !l.starts_with('#')) {
+        let Some(rest) = line.strip_prefix(name) else {
+            continue;
+        };
+        if !(rest.starts_with(' ') || rest.starts_with('{')) {
+            continue;
+        }
+        if let Some(value) = rest
+            .split_whitespace()
+            .last()
+            .and_then(|v| v.parse::<f64>().ok())
+        {
+            *found.get_or_insert(0) += value as u64;
+        }
+    }
+    found
+}
+
+const FENCED_METRIC: &str = "fourkings_cluster_fenced_appends_total";
+
+async fn fenced_appends(addr: SocketAddr) -> Option<u64> {
+    let page = crate::client::get_text(addr, "/metrics").await.ok()?;
+    Some(counter(&page, FENCED_METRIC).unwrap_or(0))
+}
+
+/// The whole run; `Ok(false)` when an invariant failed.
+pub async fn run(args: Args) -> anyhow::Result<bool> {
+    let mut faults = Fault::parse_list(&args.faults)?;
+    let root = rustix::process::geteuid().is_root();
+    let use_netns = match args.netns.as_str() {
+        "auto" => root,
+        "on" => true,
+        "off" => false,
+        other => anyhow::bail!("--netns is auto, on or off, not {other}"),
+    };
+    if use_netns && args.inside_hub.is_none() {
+        // Build the namespaces, then run everything below inside the hub namespace.
+        return netns::run_outside(&args).await;
+    }
+    if let Some(socket) = &args.hub_relay {
+        netns::spawn_hub_relay(socket.clone()).await?;
+    }
+    if !use_netns {
+        let skipped: Vec<&str> = faults
+            .iter()
+            .filter(|f| f.needs_netns())
+            .map(|f| f.name())
+            .collect();
+        if !skipped.is_empty() {
+            println!(
+                "notice: skipping {} (network namespaces need root; --netns {})",
+                skipped.join(", "),
+                args.netns
+            );
+        }
+        faults.retain(|f| !f.needs_netns());
+    }
+    anyhow::ensure!(args.nodes >= 2, "a cluster needs at least 2 nodes");
+    anyhow::ensure!(
+        args.renew_ms < args.lease_ttl_ms,
+        "renew must be shorter than the lease"
+    );
+    let mut rng = StdRng::seed_from_u64(args.seed);
+    let ttl = Duration::from_millis(args.lease_ttl_ms);
+    let silence = Duration::from_millis(args.silence_ms);
+    // A fault lasts up to two leases; then the lease runs out, clients notice, rooms are claimed.
+    let needs = ttl * 3 + silence + Duration::from_secs(3);
+    let plan = faults::schedule(
+        &faults,
+        Duration::from_secs(args.seconds),
+        Duration::from_secs(5),
+        needs.min(Duration::from_secs(15)),
+        needs,
+        &mut rng,
+    )?;
+
+    let dir = std::env::temp_dir().join(format!(
+        "fourkings-cluster-{}-{}",
+        args.seed,
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir)?;
+    let db = Db::create(&args.pg).await?;
+    let outcome = run_with(&args, &plan, &dir, db, &mut rng).await;
+    match &outcome {
+        Ok(true) if !args.keep => {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        _ => println!("nodes' logs kept in {}", dir.display()),
+    }
+    outcome
+}
+
+async fn run_with(
+    args: &Args,
+    plan: &[(Duration, Fault)],
+    dir: &std::path::Path,
+    mut db: Db,
+    rng: &mut StdRng,
+) -> anyhow::Result<bool> {
+    let env = NodeEnv {
+        server_bin: args.server_bin.clone(),
+        database_url: db.url.clone(),
+        lease_ttl_ms: args.lease_ttl_ms,
+        renew_ms: args.renew_ms,
+        dir: dir.to_owned(),
+        rust_log: args.node_log.clone(),
+    };
+    let hub = args.inside_hub.as_deref().map(netns::Layout::from_hub);
+    let mut nodes = Vec::new();
+    for i in 0..args.nodes {
+        let node = match &hub {
+            Some(layout) => {
+                let mut env = env.clone();
+                env.database_url = layout.node_database_url(i, &args.pg, &db.name);
+                Node::new(i, layout.node_addr(i), Some(layout.node_ns(i)), env)
+            }
+            None => {
+                let addr = SocketAddr::from(([127, 0, 0, 1], nodes::free_port()?));
+                Node::new(i, addr, None, env.clone())
+            }
+        };
+        nodes.push(node);
+    }
+    for node in &mut nodes {
+        tokio::task::block_in_place(|| node.start())?;
+    }
+    let ctx = Arc::new(Ctx {
+        nodes: nodes.iter().map(|n| (n.public_url(), n.addr)).collect(),
+        think: Duration::from_millis(args.think_ms),
+        silence: Duration::from_millis(args.silence_ms),
+        watchdog: (Duration::from_millis(args.lease_ttl_ms) * 3).max(Duration::from_secs(10)),
+    });
+    println!(
+        "cluster run: {} nodes, {} rooms x 4 seats ({}), lease {}/{} ms, seed {}, {} s{}",
+        args.nodes,
+        args.rooms,
+        args.game,
+        args.lease_ttl_ms,
+        args.renew_ms,
+        args.seed,
+        args.seconds,
+        if hub.is_some() {
+            ", nodes in network namespaces"
+        } else {
+            ", nodes on loopback"
+        }
+    );
+
+    // Rooms, made through random nodes.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut rooms = Vec::new();
+    let mut tasks = Vec::new();
+    for _ in 0..args.rooms {
+        let addr = ctx.nodes.choose(rng).expect("nodes").1;
+        let (room, host_token, tokens) = open_room(addr, &args.game).await?;
+        for (i, token) in tokens.into_iter().enumerate() {
+            let plan = SeatPlan {
+                room: room.clone(),
+                token,
+                host_token: (i == 0).then(|| host_token.clone()),
+                seed: rng.random(),
+            };
+            tasks.push(tokio::spawn(bot::play(ctx.clone(), plan, stop_rx.clone())));
+        }
+        rooms.push((room, host_token));
+    }
+    for (room, host_token) in &rooms {
+        let addr = ctx.nodes.choose(rng).expect("nodes").1;
+        http(
+            addr,
+            "POST",
+            &format!("/rooms/{room}/start"),
+            Some(host_token),
+            "{}",
+        )
+        .await?;
+    }
+    let began = Instant::now();
+
+    let mut records = Vec::new();
+    for (at, fault) in plan {
+        tokio::time::sleep_until((began + *at).into()).await;
+        let record = inject(*fault, &mut nodes, &mut db, args, rng, began).await?;
+        println!(
+            "  +{:5.1} s  {:<6} node {} (owned {} rooms)  {}",
+            record.at.as_secs_f64(),
+            record.fault.name(),
+            record.node,
+            record.rooms.len(),
+            record.note
+        );
+        records.push(record);
+    }
+    tokio::time::sleep_until((began + Duration::from_secs(args.seconds)).into()).await;
+    let _ = stop_tx.send(true);
+    let mut reports = Vec::new();
+    for task in tasks {
+        reports.push(task.await?);
+    }
+
+    let (via_owner, via_other) = redirect_latency(&nodes, &rooms, &mut db, rng).await;
+    for node in &mut nodes {
+        if node.running() {
+            let _ = tokio::task::block_in_place(|| node.drain(Duration::from_secs(15)));
+        }
+    }
+
+    let rows = db.log().await?;
+    let last_seq = db.last_seqs().await?;
+    let seen: Vec<checker::Seen> = reports.iter().map(|r| r.seen.clone()).collect();
+    let verdict = checker::check(&rows, &last_seq, &seen);
+    let mut failovers: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    let mut unrecovered = 0;
+    for record in &records {
+        for (room, ms) in checker::failover_ms(&rows, record.at_ms, &record.rooms) {
+            match ms {
+                Some(ms) => failovers
+                    .entry(record.fault.name())
+                    .or_default()
+                    .push(ms as u64 * 1000),
+                None => {
+                    unrecovered += 1;
+                    println!(
+                        "room {room} wrote nothing after the {} fault",
+                        record.fault.name()
+                    );
+                }
+            }
+        }
+    }
+    let paused_fenced: Vec<Option<u64>> = records
+        .iter()
+        .filter(|r| r.fault == Fault::Stop)
+        .map(|r| r.fenced_after)
+        .collect();
+    let paused_ok = paused_fenced.iter().all(|f| f.is_some_and(|n| n > 0));
+
+    print_clients(&reports);
+    println!("invariants:");
+    let line = |name: &str, n: usize, extra: String| {
+        println!(
+            "  {name:<44} {n:>6}{}",
+            if extra.is_empty() {
+                String::new()
+            } else {
+                format!("   ({extra})")
+            }
+        );
+    };
+    line(
+        "acknowledged actions lost",
+        verdict.lost,
+        format!("of {} acked", verdict.acked),
+    );
+    line(
+        "acknowledged actions duplicated",
+        verdict.duplicated,
+        String::new(),
+    );
+    line(
+        "gaps in a room's seq",
+        verdict.gaps,
+        format!("last_seq mismatches {}", verdict.last_seq_mismatches),
+    );
+    line(
+        "forks (a client's stream not the log)",
+        verdict.forks,
+        format!(
+            "{} runs, {} actions checked",
+            verdict.segments, verdict.events_checked
+        ),
+    );
+    line(
+        "epochs written by two nodes",
+        verdict.epochs_by_two_nodes,
+        format!(
+            "rows without a writer {}, epoch regressions {}",
+            verdict.unattributed_rows, verdict.epoch_regressions
+        ),
+    );
+    line(
+        "rooms with no commit after a fault",
+        unrecovered,
+        String::new(),
+    );
+    if !paused_fenced.is_empty() {
+        println!(
+            "  {:<44} {:>6}",
+            "paused owner fenced (fenced appends)",
+            paused_fenced
+                .iter()
+                .map(|f| f.map_or("?".to_owned(), |n| n.to_string()))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
+    for example in &verdict.examples {
+        println!("    {example}");
+    }
+    println!("figures:");
+    let mut all: Vec<u64> = failovers.values().flatten().copied().collect();
+    all.sort_unstable();
+    print_percentiles("failover, fault -> first new commit (ms)", &all);
+    for (kind, samples) in &mut failovers {
+        samples.sort_unstable();
+        print_percentiles(&format!("  {kind}"), samples);
+    }
+    let mut reconnects: Vec<u64> = reports
+        .iter()
+        .flat_map(|r| r.reconnects_us.iter().copied())
+        .collect();
+    reconnects.sort_unstable();
+    print_percentiles("client reconnect, lost -> welcome (ms)", &reconnects);
+    print_percentiles("join via the owner (ms)", &via_owner);
+    print_percentiles("join via another node, redirected (ms)", &via_other);
+    println!(
+        "  one redirect adds (p50 difference)              {:.2} ms",
+        percentile(&via_other, 0.5) - percentile(&via_owner, 0.5)
+    );
+    let ok = verdict.ok() && unrecovered == 0 && paused_ok;
+    println!("RESULT: {}", if ok { "PASS" } else { "FAIL" });
+    if ok && !args.keep {
+        db.drop_database().await?;
+    } else {
+        println!("database kept: {}", db.url);
+    }
+    Ok(ok)
+}
+
+fn print_percentiles(name: &str, sorted_us: &[u64]) {
+    println!(
+        "  {name:<46} p50 {:8.1}  p95 {:8.1}  max {:8.1}  (n={})",
+        percentile(sorted_us, 0.5),
+        percentile(sorted_us, 0.95),
+        percentile(sorted_us, 1.0),
+        sorted_us.len()
+    );
+}
+
+fn print_clients(reports: &[SeatReport]) {
+    let sum = |f: fn(&SeatReport) -> u64| reports.iter().map(f).sum::<u64>();
+    let mut errors: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in reports {
+        for (code, n) in &r.errors {
+            *errors.entry(code).or_default() += n;
+        }
+    }
+    println!(
+        "clients: {} seats; actions sent {}, acked {}; events {}; sessions {}, redirects {}, \
+         resends {} (acked {}), watchdog rejoins {}; errors {:?}",
+        reports.len(),
+        sum(|r| r.actions_sent),
+        sum(|r| r.seen.acks.len() as u64),
+        sum(|r| r.events),
+        sum(|r| r.sessions),
+        sum(|r| r.redirects),
+        sum(|r| r.resends),
+        sum(|r| r.resends_acked),
+        sum(|r| r.watchdog_rejoins),
+        errors
+    );
+}
+
+/// One fault on a node that owns rooms (a random one among them), and its repair.
+async fn inject(
+    fault: Fault,
+    nodes: &mut [Node],
+    db: &mut Db,
+    args: &Args,
+    rng: &mut StdRng,
+    began: Instant,
+) -> anyhow::Result<FaultRecord> {
+    let mut owners = Vec::new();
+    for node in nodes.iter().filter(|n| n.running()) {
+        let rooms = db.rooms_owned_by(&node.public_url()).await?;
+        owners.push((node.index, rooms));
+    }
+    owners.shuffle(rng);
+    // The node with rooms, if any has some (a fault on an empty node tests nothing).
+    owners.sort_by_key(|(_, rooms)| rooms.is_empty());
+    let (index, rooms) = owners
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("no node is running"))?;
+    let ttl = Duration::from_millis(args.lease_ttl_ms);
+    let at = began.elapsed();
+    let at_ms = unix_ms();
+    let node = &mut nodes[index];
+    let mut fenced_after = None;
+    let note = match fault {
+        Fault::Kill9 => {
+            tokio::task::block_in_place(|| node.kill9())?;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            tokio::task::block_in_place(|| node.start())?;
+            format!("killed; restarted as incarnation {}", node.incarnations)
+        }
+        Fault::Stop => {
+            let before = fenced_appends(node.addr).await.unwrap_or(0);
+            node.signal(Signal::STOP)?;
+            let paused = ttl * 2 + Duration::from_millis(500);
+            tokio::time::sleep(paused).await;
+            node.signal(Signal::CONT)?;
+            // What it had queued while paused must now be refused by the fence.
+            let deadline = Instant::now() + Duration::from_secs(15);
+            let mut after = 0;
+            while Instant::now() < deadline {
+                after = fenced_appends(node.addr).await.unwrap_or(0);
+                if after > before {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            fenced_after = Some(after.saturating_sub(before));
+            format!(
+                "paused {:.1} s; fenced appends after SIGCONT: {}",
+                paused.as_secs_f64(),
+                after.saturating_sub(before)
+            )
+        }
+        Fault::Drain => {
+            let status = tokio::task::block_in_place(|| node.drain(Duration::from_secs(15)))?;
+            tokio::task::block_in_place(|| node.start())?;
+            format!(
+                "SIGTERM: exit {}; restarted as incarnation {}",
+                status.code().map_or("signal".into(), |c| c.to_string()),
+                node.incarnations
+            )
+        }
+        Fault::NetCut | Fault::DbCut => {
+            let ns = node
+                .netns
+                .clone()
+                .ok_or_else(|| anyhow::anyhow!("{} needs network namespaces", fault.name()))?;
+            let cut = ttl * 2 + Duration::from_millis(500);
+            let links = netns::links_for(fault);
+            netns::set_links(&ns, links, false)?;
+            tokio::time::sleep(cut).await;
+            netns::set_links(&ns, links, true)?;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let fenced = fenced_appends(node.addr).await;
+            fenced_after = fenced;
+            format!(
+                "{} cut for {:.1} s; fenced appends so far: {}",
+                if fault == Fault::NetCut {
+                    "network"
+                } else {
+                    "database link"
+                },
+                cut.as_secs_f64(),
+                fenced.map_or("?".into(), |n| n.to_string())
+            )
+        }
+    };
+    Ok(FaultRecord {
+        fault,
+        node: index,
+        at,
+        at_ms,
+        rooms,
+        fenced_after,
+        note,
+    })
+}
+
+/// Spectator joins of the same rooms through their owner and through another node (one redirect):
+/// the welcome's latency each way, microseconds, sorted.
+async fn redirect_latency(
+    nodes: &[Node],
+    rooms: &[(String, String)],
+    db: &mut Db,
+    rng: &mut StdRng,
+) -> (Vec<u64>, Vec<u64>) {
+    let mut via_owner = Vec::new();
+    let mut via_other = Vec::new();
+    for _round in 0..3 {
+        for (room, _) in rooms.iter().take(20) {
+            let Ok(Some(owner)) = db.owner_url(room).await else {
+                continue;
+            };
+            let others: Vec<&Node> = nodes
+                .iter()
+                .filter(|n| n.running() && n.public_url() != owner)
+                .collect();
+            let Some(other) = others.choose(rng) else {
+                continue;
+            };
+            let other = other.public_url();
+            // Alternate the order so neither way always warms the other's path.
+            let mut ways = [(owner.clone(), false), (other, true)];
+            ways.shuffle(rng);
+            for (base, redirected) in ways {
+                if let Ok((took, was)) = bot::spectator_join(&base, room).await {
+                    if was == redirected {
+                        let us = took.as_micros() as u64;
+                        if redirected {
+                            via_other.push(us);
+                        } else {
+                            via_owner.push(us);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    via_owner.sort_unstable();
+    via_other.sort_unstable();
+    (via_owner, via_other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counter;
+
+    #[test]
+    fn counters_are_read_from_the_metrics_page() {
+        let page = "# TYPE fourkings_cluster_fenced_appends_total counter\n\
+                    fourkings_cluster_fenced_appends_total 3\n\
+                    fourkings_cluster_fenced_appends_total_other 9\n\
+                    fourkings_x{a=\"b\"} 1\n";
+        assert_eq!(
+            counter(page, "fourkings_cluster_fenced_appends_total"),
+            Some(3)
+        );
+        let labelled = "c{room=\"a\"} 2\nc{room=\"b\"} 5\n";
+        assert_eq!(counter(labelled, "c"), Some(7));
+        assert_eq!(counter(page, "missing"), None);
+    }
+}

@@ -1,0 +1,362 @@
+//! Cluster mode for real (issue #9): BUILT server binaries as separate node processes on port 0, on
+//! one fresh PostgreSQL database per test. A room made on one node is redirected to from another and
+//! played on its owner; `kill -9` of the owner moves the room (after the lease) to the node the
+//! client reaches, with every acknowledged action present once and resent ack ids re-acked; a paused
+//! owner is fenced when it wakes (its refused writes are counted) and its clients are closed; a
+//! drained node's rooms are claimed at once; SQLite is refused.
+
+use std::net::SocketAddr;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+#[allow(dead_code)]
+#[path = "e2e/support.rs"]
+mod support;
+
+// The store tests' harness (fresh PostgreSQL databases); it allows its own dead code.
+#[path = "../../store/tests/common/mod.rs"]
+mod common;
+
+#[allow(dead_code)]
+mod play;
+mod process;
+
+use common::TestDb;
+use play::{MidGame, Seen, join_following, play, reach_mid_game};
+use process::ServerProc;
+use store::OpenOptions;
+use store::cluster::{Cluster, LeaseConfig};
+use support::{Client, create_room, host, http_raw, is_event};
+
+/// A short lease, so that a dead owner's rooms move within seconds.
+const SHORT: (u64, u64) = (1500, 500);
+/// A lease no test outlives: a room claimed under it was released, not expired.
+const LONG: (u64, u64) = (120_000, 40_000);
+
+fn chaturaji() -> Value {
+    json!({"game": "chaturaji"})
+}
+
+/// One cluster node on `db`, its public URL naming the port it bound.
+fn node(db: &TestDb, (ttl, renew): (u64, u64)) -> ServerProc {
+    ServerProc::start(&[
+        ("FOURKINGS_DATABASE__URL", db.url().to_owned()),
+        ("FOURKINGS_DATABASE__MAX_CONNECTIONS", "4".into()),
+        ("FOURKINGS_CLUSTER__ENABLED", "true".into()),
+        ("FOURKINGS_CLUSTER__PUBLIC_URL", "http://127.0.0.1:0".into()),
+        ("FOURKINGS_CLUSTER__LEASE_TTL_MS", ttl.to_string()),
+        ("FOURKINGS_CLUSTER__RENEW_MS", renew.to_string()),
+        ("FOURKINGS_BOTS__EASY_MS", "2".into()),
+        ("FOURKINGS_BOTS__MEDIUM_MS", "2".into()),
+    ])
+}
+
+fn signal(p: &ServerProc, sig: &str) {
+    let sent = Command::new("kill")
+        .args([sig, &p.child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+}
+
+/// A counter of the node's `/metrics` (0 when it was never incremented).
+async fn metric(addr: SocketAddr, name: &str) -> f64 {
+    let (status, _, body) = http_raw(addr, "GET", "/metrics", None, None).await;
+    assert_eq!(status, 200);
+    body.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+async fn cluster(db: &TestDb) -> Cluster {
+    Cluster::open(db.url(), &OpenOptions::default(), LeaseConfig::default())
+        .await
+        .expect("the cluster tables")
+}
+
+/// The room's log holds every game's entries once, in a gapless sequence, and no epoch was written
+/// by two nodes. Returns the epochs, in log order.
+async fn assert_log_is_sound(db: &TestDb, room: &str) -> Vec<i64> {
+    let rows = cluster(db).await.audit_log(room).await.unwrap();
+    let mut next_seq = std::collections::BTreeMap::new();
+    let mut writers = std::collections::BTreeMap::new();
+    let mut epochs = Vec::new();
+    for r in &rows {
+        let expected = next_seq.entry(r.game_no).or_insert(0);
+        assert_eq!(r.seq, *expected, "game {} has a gap or a repeat", r.game_no);
+        *expected += 1;
+        let epoch = r.writer_epoch.expect("fenced appends name their epoch");
+        let node = r.writer_node.clone().expect("and their node");
+        assert_eq!(
+            writers.entry(epoch).or_insert_with(|| node.clone()),
+            &node,
+            "epoch {epoch} written by two nodes"
+        );
+        if epochs.last() != Some(&epoch) {
+            epochs.push(epoch);
+        }
+    }
+    epochs
+}
+
+/// The acknowledged (ack id, action)s of the seat are each in game 1's log exactly once.
+async fn assert_acked_once(db: &TestDb, room: &str, acked: &[(u64, Value)]) {
+    let store = db.open().await;
+    let log = store.load_log(room, 1).await.unwrap();
+    for (ack, action) in acked {
+        let found: Vec<_> = log
+            .iter()
+            .filter(|e| e.payload["ack"].as_u64() == Some(*ack))
+            .collect();
+        assert_eq!(found.len(), 1, "ack {ack} is in the log once");
+        assert_eq!(&found[0].payload["action"], action);
+    }
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_nodes_redirect_to_the_owner_and_a_killed_owner_is_replaced() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let n1 = node(&db, SHORT);
+    let n2 = node(&db, SHORT);
+
+    // A room made on node 1, asked for on node 2: REST answers 307 to the same path on node 1.
+    let (lobby, host_token) = create_room(n1.addr, chaturaji()).await;
+    let (status, head, body) =
+        http_raw(n2.addr, "GET", &format!("/rooms/{lobby}"), None, None).await;
+    let on_n1 = format!("http://{}/rooms/{lobby}", n1.addr);
+    assert_eq!(status, 307, "{body}");
+    assert!(head.contains(&format!("\r\nlocation: {on_n1}")), "{head}");
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], "redirect");
+    assert_eq!(body["url"], on_n1.as_str());
+    let (status, body) = host(n2.addr, &lobby, "cpu", &host_token).await;
+    assert_eq!(status, 307, "{body}");
+    assert_eq!(body["url"], format!("{on_n1}/cpu"));
+    // Lists, leaderboards and room creation are answered by any node.
+    for path in ["/rooms", "/leaderboard?pool=chaturaji"] {
+        let (status, _, body) = http_raw(n2.addr, "GET", path, None, None).await;
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+    // A WebSocket join on node 2 gets a `redirect` to node 1, then a normal close.
+    let mut c = Client::connect(n2.addr).await;
+    c.send(json!({"t": "join", "room": lobby})).await;
+    let m = c.next().await.expect("an answer");
+    assert_eq!(
+        m,
+        json!({"t": "redirect", "room": lobby, "url": format!("ws://{}/ws", n1.addr)})
+    );
+    assert_eq!(c.closed_with().await, Some(1000));
+
+    // A game made on node 1, its seat joining through node 2, played on node 1.
+    let MidGame {
+        room,
+        token,
+        client: mut c,
+        served_by,
+        seen,
+        mut next_ack,
+        acked,
+    } = reach_mid_game(n1.addr, n2.addr, &chaturaji()).await;
+    assert_eq!(served_by, n1.addr, "the redirect was followed to the owner");
+    let last_v = c.v;
+
+    // kill -9 of the owner: after its lease, node 2 claims the room and rebuilds it from the log.
+    n1.kill9();
+    let _ = c.drain_until_close().await;
+    let (mut c, welcome, served_by) =
+        join_following(n2.addr, &room, Some(&token), Some(last_v)).await;
+    assert_eq!(served_by, n2.addr);
+    let game = &welcome["snapshot"]["game"];
+    assert_eq!(
+        game["actions"].as_array().unwrap(),
+        &seen.actions,
+        "every acknowledged action, once, nothing else"
+    );
+    assert_eq!(game["to_act"], "red");
+
+    // The last action, resent with its ack id after the failover: acknowledged again, not applied.
+    let mut after = Seen {
+        actions: seen.actions.clone(),
+        dice_commit: seen.dice_commit.clone(),
+        ..Seen::default()
+    };
+    let (old_ack, old_action) = acked.last().cloned().unwrap();
+    c.send(json!({"t": "act", "ack": old_ack, "action": old_action}))
+        .await;
+    let answer = loop {
+        let m = c.next().await.expect("connection open");
+        after.note(&m);
+        if m["t"] == "ack" || m["t"] == "error" || is_event(&m, "acted") {
+            break m;
+        }
+    };
+    assert_eq!(answer["t"], "ack", "{answer}");
+    assert_eq!(answer["ack"], old_ack);
+
+    // The game goes on on node 2 (unless the dice end it first).
+    let more = play(&mut c, &mut after, &mut next_ack, 2).await;
+    assert!(more.len() == 2 || after.game_over.is_some());
+
+    let epochs = assert_log_is_sound(&db, &room).await;
+    assert_eq!(
+        epochs,
+        vec![1, 2],
+        "node 1 wrote under epoch 1, node 2 under 2"
+    );
+    let all: Vec<_> = acked.iter().chain(&more).cloned().collect();
+    assert_acked_once(&db, &room, &all).await;
+    drop((c, n2));
+    db.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_is_fenced_when_it_wakes_and_closes_its_clients() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let n1 = node(&db, SHORT);
+    let n2 = node(&db, SHORT);
+    let MidGame {
+        room,
+        token,
+        client: mut c,
+        seen,
+        next_ack,
+        acked,
+        ..
+    } = reach_mid_game(n1.addr, n1.addr, &chaturaji()).await;
+    // A game of CPU players on node 1 too: it writes whenever it runs.
+    let (busy, busy_host) = create_room(
+        n1.addr,
+        json!({"game": "chaturaji", "options": {"round_limit": 200}}),
+    )
+    .await;
+    let (status, v) = host(n1.addr, &busy, "start", &busy_host).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        metric(n1.addr, "fourkings_cluster_fenced_appends_total").await,
+        0.0
+    );
+
+    signal(&n1, "-STOP");
+    // Red's next action reaches the paused node: it will try to record it when it wakes.
+    let view = seen.view.clone().expect("red is to act");
+    let action = view["legal"][0].clone();
+    c.send(json!({"t": "act", "ack": next_ack, "action": action}))
+        .await;
+    // Past the lease, node 2 claims the room for the returning seat.
+    let (mut c2, welcome, served_by) = join_following(n2.addr, &room, Some(&token), None).await;
+    assert_eq!(served_by, n2.addr);
+    assert_eq!(
+        welcome["snapshot"]["game"]["actions"].as_array().unwrap(),
+        &seen.actions,
+        "the action sent to the paused node was never recorded"
+    );
+
+    signal(&n1, "-CONT");
+    // The woken node cannot write: the room stops there and its client is told to reconnect.
+    let (msgs, code) = c.drain_until_close().await;
+    assert_eq!(code, Some(1012), "{msgs:?}");
+    assert!(
+        msgs.iter().all(|m| m["t"] != "ack"),
+        "nothing acknowledged after the lease: {msgs:?}"
+    );
+    let fenced = metric(n1.addr, "fourkings_cluster_fenced_appends_total").await;
+    assert!(
+        fenced > 0.0,
+        "the woken node's writes were refused ({fenced})"
+    );
+
+    // The same action, sent to the new owner with the same ack id, is applied there once.
+    c2.until(|m| m["t"] == "view").await;
+    c2.send(json!({"t": "act", "ack": next_ack, "action": action}))
+        .await;
+    let answer = c2.until(|m| m["t"] == "ack" || m["t"] == "error").await;
+    assert_eq!(answer["t"], "ack", "{answer}");
+    let epochs = assert_log_is_sound(&db, &room).await;
+    assert_eq!(epochs, vec![1, 2]);
+    let mut all = acked.clone();
+    all.push((next_ack, action));
+    assert_acked_once(&db, &room, &all).await;
+    drop((c2, n1, n2));
+    db.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drained_node_gives_its_rooms_up_at_once() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    // A lease no test outlives: node 2 can only take the room because node 1 released it.
+    let n1 = node(&db, LONG);
+    let n2 = node(&db, LONG);
+    let MidGame {
+        room,
+        token,
+        client: mut c,
+        seen,
+        mut next_ack,
+        ..
+    } = reach_mid_game(n1.addr, n1.addr, &chaturaji()).await;
+    let last_v = c.v;
+    n1.term();
+    assert_eq!(
+        c.closed_with().await,
+        Some(1012),
+        "clients are told to reconnect"
+    );
+    assert!(n1.wait_exit().success(), "a drain exits 0");
+
+    let (mut c, welcome, served_by) =
+        join_following(n2.addr, &room, Some(&token), Some(last_v)).await;
+    assert_eq!(served_by, n2.addr, "claimed by the node asked, no redirect");
+    assert_eq!(
+        welcome["snapshot"]["game"]["actions"].as_array().unwrap(),
+        &seen.actions
+    );
+    // Node 2 writes under the next epoch.
+    let mut after = Seen {
+        actions: seen.actions.clone(),
+        ..Seen::default()
+    };
+    let more = play(&mut c, &mut after, &mut next_ack, 1).await;
+    assert!(more.len() == 1 || after.game_over.is_some());
+    if !more.is_empty() {
+        assert_eq!(assert_log_is_sound(&db, &room).await, vec![1, 2]);
+    }
+    drop(c);
+    drop(n2);
+    db.cleanup().await;
+}
+
+#[test]
+fn cluster_mode_refuses_sqlite_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fourkings"))
+        .env_remove("DATABASE_URL")
+        .env("FOURKINGS_SERVER__LISTEN", "127.0.0.1:0")
+        .env(
+            "FOURKINGS_DATABASE__URL",
+            format!("sqlite://{}/fourkings.db", dir.path().display()),
+        )
+        .env("FOURKINGS_CLUSTER__ENABLED", "true")
+        .env("FOURKINGS_CLUSTER__PUBLIC_URL", "http://127.0.0.1:8080")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("the binary runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cluster.enabled needs a PostgreSQL database.url"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.path().join("fourkings.db").exists(),
+        "refused before opening anything"
+    );
+}
