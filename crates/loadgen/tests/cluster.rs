@@ -2,8 +2,8 @@
 //! 3 nodes, 6 rooms of 4 seat clients, one `kill -9` and one SIGSTOP past the lease. The harness's own
 //! checker decides (exit status); this test also makes sure the run did play and did measure.
 //!
-//! The server binary: `FOURKINGS_SERVER_BIN`, or `cargo build -p fourkings` (a no-op when it is fresh;
-//! `scripts/test` builds it anyway).
+//! The server binary: `FOURKINGS_SERVER_BIN` (`scripts/test` points it at the binary its `cargo test`
+//! builds for the server's integration tests), else `cargo build -p fourkings`.
 
 use std::io::Read;
 use std::path::PathBuf;
