@@ -115,6 +115,9 @@ struct SeatClient {
     /// Sent, not yet acked or refused.
     pending: Option<(u64, Value)>,
     resent: Option<u64>,
+    /// The latest view: its version and legal actions. Kept because it may arrive before the ack of
+    /// the previous action (a Chaturaji turn has several actions): the decision waits for the ack.
+    view: Option<(Option<u64>, Vec<Value>)>,
     planned: Option<Planned>,
     lost_at: Option<Instant>,
 }
@@ -136,6 +139,7 @@ pub async fn play(ctx: Arc<Ctx>, plan: SeatPlan, mut stop: watch::Receiver<bool>
         next_ack: 1,
         pending: None,
         resent: None,
+        view: None,
         planned: None,
         lost_at: None,
     };
@@ -302,6 +306,7 @@ impl SeatClient {
                 self.report.seen.seat = m["seat"].as_str().map(str::to_owned);
                 self.v = m["v"].as_u64();
                 self.planned = None;
+                self.view = None;
                 if let Some(game) = m["snapshot"]["game"].as_object() {
                     self.report.seen.segments.push(Segment {
                         game_no: game.get("game_no").and_then(Value::as_u64).unwrap_or(0) as u32,
@@ -362,18 +367,12 @@ impl SeatClient {
             }
             "view" => {
                 let legal = m["legal"].as_array().cloned().unwrap_or_default();
-                if self.pending.is_none() {
-                    if let Some(action) = legal.choose(&mut self.rng).cloned() {
-                        let mean = self.ctx.think.as_millis() as u64;
-                        let think = self.rng.random_range(0..=mean.saturating_mul(2));
-                        self.planned = Some(Planned {
-                            at: Instant::now() + Duration::from_millis(think),
-                            v: m["v"].as_u64(),
-                            action,
-                            ack: None,
-                        });
-                    }
+                self.view = Some((m["v"].as_u64(), legal));
+                // A newer view replaces a decision not sent yet.
+                if self.planned.as_ref().is_some_and(|p| p.ack.is_none()) {
+                    self.planned = None;
                 }
+                self.decide();
             }
             "ack" => {
                 let ack = m["ack"].as_u64();
@@ -387,6 +386,7 @@ impl SeatClient {
                         if self.resent.take() == Some(pending) {
                             self.report.resends_acked += 1;
                         }
+                        self.decide();
                     }
                 }
             }
@@ -410,6 +410,7 @@ impl SeatClient {
                             // applied; the next view brings a fresh decision.
                             self.pending = None;
                             self.resent = None;
+                            self.decide();
                         }
                     }
                     (_, None) => {
@@ -423,6 +424,30 @@ impl SeatClient {
             _ => {}
         }
         None
+    }
+
+    /// Picks a random legal action of the current view, to send after a think time, when nothing is
+    /// waiting for its answer.
+    fn decide(&mut self) {
+        if self.pending.is_some() || self.planned.is_some() {
+            return;
+        }
+        let Some((v, legal)) = &self.view else { return };
+        if *v != self.v {
+            return;
+        }
+        let v = *v;
+        let Some(action) = legal.choose(&mut self.rng).cloned() else {
+            return;
+        };
+        let mean = self.ctx.think.as_millis() as u64;
+        let think = self.rng.random_range(0..=mean.saturating_mul(2));
+        self.planned = Some(Planned {
+            at: Instant::now() + Duration::from_millis(think),
+            v,
+            action,
+            ack: None,
+        });
     }
 
     /// The host asks for the next game, from any node (REST follows the redirect to the owner).

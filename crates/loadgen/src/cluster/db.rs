@@ -72,6 +72,33 @@ impl Db {
         Ok(row.map(|r| r.get("public_url")))
     }
 
+    /// The id of the live incarnation with this public URL.
+    pub async fn live_node_id(&mut self, public_url: &str) -> anyhow::Result<Option<String>> {
+        let row = sqlx::query(
+            "SELECT id FROM nodes WHERE public_url = $1 AND lease_until > now() \
+             ORDER BY started_at DESC LIMIT 1",
+        )
+        .bind(public_url)
+        .fetch_optional(self.pool().await?)
+        .await?;
+        Ok(row.map(|r| r.get("id")))
+    }
+
+    /// Log rows an incarnation wrote with a timestamp after `since_ms`.
+    pub async fn rows_written_by_since(
+        &mut self,
+        node: &str,
+        since_ms: i64,
+    ) -> anyhow::Result<i64> {
+        let row =
+            sqlx::query("SELECT count(*) AS n FROM room_log WHERE writer_node = $1 AND at > $2")
+                .bind(node)
+                .bind(since_ms)
+                .fetch_one(self.pool().await?)
+                .await?;
+        Ok(row.try_get("n")?)
+    }
+
     /// The whole log, with who wrote each row.
     pub async fn log(&mut self) -> anyhow::Result<Vec<LogRow>> {
         let rows = sqlx::query(

@@ -103,6 +103,10 @@ struct FaultRecord {
     at_ms: i64,
     rooms: Vec<String>,
     fenced_after: Option<u64>,
+    /// SIGSTOP: the paused incarnation's own verdict (it found its lease expired and dropped its
+    /// rooms), and the rows it wrote after SIGCONT (must be none).
+    lease_lost_after: Option<u64>,
+    written_after_resume: Option<i64>,
     note: String,
 }
 
@@ -135,10 +139,15 @@ fn counter(page: &str, name: &str) -> Option<u64> {
 }
 
 const FENCED_METRIC: &str = "fourkings_cluster_fenced_appends_total";
+const LEASE_LOST_METRIC: &str = "fourkings_cluster_lease_lost_total";
 
-async fn fenced_appends(addr: SocketAddr) -> Option<u64> {
+/// A node's fenced appends and lost leases so far.
+async fn fence_counters(addr: SocketAddr) -> Option<(u64, u64)> {
     let page = crate::client::get_text(addr, "/metrics").await.ok()?;
-    Some(counter(&page, FENCED_METRIC).unwrap_or(0))
+    Some((
+        counter(&page, FENCED_METRIC).unwrap_or(0),
+        counter(&page, LEASE_LOST_METRIC).unwrap_or(0),
+    ))
 }
 
 /// The whole run; `Ok(false)` when an invariant failed.
@@ -347,12 +356,18 @@ async fn run_with(
             }
         }
     }
-    let paused_fenced: Vec<Option<u64>> = records
+    // A paused owner must be fenced: the database refused what it tried to write, or it found its
+    // lease gone before trying (which of the two comes first on SIGCONT is a race inside the node),
+    // and in either case it wrote nothing after waking.
+    let paused: Vec<&FaultRecord> = records.iter().filter(|r| r.fault == Fault::Stop).collect();
+    let paused_written: i64 = paused
         .iter()
-        .filter(|r| r.fault == Fault::Stop)
-        .map(|r| r.fenced_after)
-        .collect();
-    let paused_ok = paused_fenced.iter().all(|f| f.is_some_and(|n| n > 0));
+        .map(|r| r.written_after_resume.unwrap_or(1))
+        .sum();
+    let paused_ok = paused_written == 0
+        && paused
+            .iter()
+            .all(|r| r.fenced_after.unwrap_or(0) + r.lease_lost_after.unwrap_or(0) > 0);
 
     print_clients(&reports);
     println!("invariants:");
@@ -402,13 +417,19 @@ async fn run_with(
         unrecovered,
         String::new(),
     );
-    if !paused_fenced.is_empty() {
+    if !paused.is_empty() {
+        line(
+            "rows a paused owner wrote after SIGCONT",
+            paused_written as usize,
+            String::new(),
+        );
+        let show = |n: Option<u64>| n.map_or("?".to_owned(), |n| n.to_string());
         println!(
-            "  {:<44} {:>6}",
-            "paused owner fenced (fenced appends)",
-            paused_fenced
+            "  {:<44} {:>6}   (must be > 0 in sum: the database refused it, or it stopped itself)",
+            "paused owner fenced (appends refused / lease lost)",
+            paused
                 .iter()
-                .map(|f| f.map_or("?".to_owned(), |n| n.to_string()))
+                .map(|r| format!("{}/{}", show(r.fenced_after), show(r.lease_lost_after)))
                 .collect::<Vec<_>>()
                 .join(",")
         );
@@ -506,6 +527,8 @@ async fn inject(
     let at_ms = unix_ms();
     let node = &mut nodes[index];
     let mut fenced_after = None;
+    let mut lease_lost_after = None;
+    let mut written_after_resume = None;
     let note = match fault {
         Fault::Kill9 => {
             tokio::task::block_in_place(|| node.kill9())?;
@@ -514,26 +537,37 @@ async fn inject(
             format!("killed; restarted as incarnation {}", node.incarnations)
         }
         Fault::Stop => {
-            let before = fenced_appends(node.addr).await.unwrap_or(0);
+            let before = fence_counters(node.addr).await.unwrap_or((0, 0));
+            let incarnation = db.live_node_id(&node.public_url()).await?;
             node.signal(Signal::STOP)?;
             let paused = ttl * 2 + Duration::from_millis(500);
             tokio::time::sleep(paused).await;
+            let resumed_ms = unix_ms();
             node.signal(Signal::CONT)?;
-            // What it had queued while paused must now be refused by the fence.
+            // What it had queued while paused is refused by the fence, or it finds its lease gone.
             let deadline = Instant::now() + Duration::from_secs(15);
-            let mut after = 0;
+            let mut after = before;
             while Instant::now() < deadline {
-                after = fenced_appends(node.addr).await.unwrap_or(0);
-                if after > before {
+                after = fence_counters(node.addr).await.unwrap_or(before);
+                if after.0 > before.0 || after.1 > before.1 {
                     break;
                 }
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
-            fenced_after = Some(after.saturating_sub(before));
+            // Let whatever it still had in flight land (or be refused) before counting its rows.
+            tokio::time::sleep(ttl).await;
+            written_after_resume = match &incarnation {
+                Some(id) => Some(db.rows_written_by_since(id, resumed_ms).await?),
+                None => None,
+            };
+            fenced_after = Some(after.0.saturating_sub(before.0));
+            lease_lost_after = Some(after.1.saturating_sub(before.1));
             format!(
-                "paused {:.1} s; fenced appends after SIGCONT: {}",
+                "paused {:.1} s; after SIGCONT: appends refused {}, lease lost {}, rows written {}",
                 paused.as_secs_f64(),
-                after.saturating_sub(before)
+                after.0.saturating_sub(before.0),
+                after.1.saturating_sub(before.1),
+                written_after_resume.map_or("?".into(), |n| n.to_string())
             )
         }
         Fault::Drain => {
@@ -556,7 +590,7 @@ async fn inject(
             tokio::time::sleep(cut).await;
             netns::set_links(&ns, links, true)?;
             tokio::time::sleep(Duration::from_secs(2)).await;
-            let fenced = fenced_appends(node.addr).await;
+            let fenced = fence_counters(node.addr).await.map(|c| c.0);
             fenced_after = fenced;
             format!(
                 "{} cut for {:.1} s; fenced appends so far: {}",
@@ -577,6 +611,8 @@ async fn inject(
         at_ms,
         rooms,
         fenced_after,
+        lease_lost_after,
+        written_after_resume,
         note,
     })
 }

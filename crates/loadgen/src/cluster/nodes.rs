@@ -1,8 +1,8 @@
 //! The `fourkings` node processes of a cluster run: started on a port chosen before start (a node's
 //! public URL is part of its configuration), signalled, restarted as new incarnations on the same
-//! address. Each incarnation's stderr goes to its own file in the run's directory.
+//! address. Each incarnation's output (logs, panics) goes to its own file in the run's directory.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -69,7 +69,12 @@ impl Node {
     pub fn start(&mut self) -> anyhow::Result<()> {
         anyhow::ensure!(self.child.is_none(), "node {} is running", self.index);
         self.incarnations += 1;
-        let log = std::fs::File::create(self.log_path(self.incarnations))?;
+        // The server logs to stdout (and panics to stderr): both go to the incarnation's file.
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log_path(self.incarnations))?;
+        let mut log_out = log.try_clone()?;
         let mut command = match &self.netns {
             Some(ns) => {
                 let mut c = Command::new("ip");
@@ -111,6 +116,7 @@ impl Node {
                 if line.starts_with("fourkings listening on ") {
                     let _ = tx.send(());
                 }
+                let _ = writeln!(log_out, "{line}");
             }
         });
         let began = Instant::now();
