@@ -2,7 +2,7 @@
 //! 3 nodes, 6 rooms of 4 seat clients, one `kill -9` and one SIGSTOP past the lease. The harness's own
 //! checker decides (exit status); this test also makes sure the run did play and did measure.
 //!
-//! The server binary: `FOURKINGS_SERVER_BIN` (`scripts/test` points it at the binary its `cargo test`
+//! The server binary: `SERVER_BIN_FOR_CLUSTER_TEST` (`scripts/test` points it at the binary its `cargo test`
 //! builds for the server's integration tests), else `cargo build -p fourkings`.
 
 use std::io::Read;
@@ -30,7 +30,7 @@ fn postgres_up() -> bool {
 }
 
 fn server_bin() -> PathBuf {
-    if let Ok(bin) = std::env::var("FOURKINGS_SERVER_BIN") {
+    if let Ok(bin) = std::env::var("SERVER_BIN_FOR_CLUSTER_TEST") {
         return bin.into();
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());

@@ -151,38 +151,55 @@ async fn snapshot_of(room: &room::RoomHandle) -> Value {
 
 #[tokio::test]
 async fn a_room_rebuilt_from_its_log_is_the_same_room() {
-    let log = MemoryLog::default();
-    let room = room::create(
-        "r2".into(),
-        settings(GameKind::Chaturaji, json!({"round_limit": 30})),
-        "host",
-        config(),
-        Arc::new(log.clone()),
-        fast_pool(),
-    )
-    .await
-    .unwrap();
-    let joined = room.join("Ann".into(), Some("p_1".into())).await.unwrap();
-    // Humans in red, blue and yellow: after Ann's action nobody plays until blue does, so the log
-    // and the snapshot below are of the same moment.
-    room.join("Bob".into(), None).await.unwrap();
-    room.join("Cy".into(), None).await.unwrap();
-    room.seat_cpu("host".into(), protocol::Seat::Green, 2)
+    // Ann (red) starts and the room throws her dice; when neither die can move (early in a game
+    // about one turn in four) her turn passes and the humans' turns below never come: take another
+    // room then. Each attempt has its own log.
+    let mut attempt = 0;
+    let (log, room, joined, conn, mut rx, view) = loop {
+        attempt += 1;
+        assert!(
+            attempt <= 20,
+            "twenty starts without a usable throw for red"
+        );
+        let log = MemoryLog::default();
+        let room = room::create(
+            "r2".into(),
+            settings(GameKind::Chaturaji, json!({"round_limit": 30})),
+            "host",
+            config(),
+            Arc::new(log.clone()),
+            fast_pool(),
+        )
         .await
         .unwrap();
-    room.start("host".into(), false).await.unwrap();
-    // Ann (red) starts: the room threw her dice. Play one action so the log has a human action.
-    let (tx, mut rx) = mpsc::channel(1000);
-    let conn = room
-        .connect(Some(joined.seat_token.clone()), None, tx)
-        .await
-        .unwrap();
-    let view = loop {
-        let m = next_json(&mut rx).await;
-        if m["t"] == "view" {
-            break m;
+        let joined = room.join("Ann".into(), Some("p_1".into())).await.unwrap();
+        // Humans in red, blue and yellow: after Ann's action nobody plays until blue does, so the log
+        // and the snapshot below are of the same moment.
+        room.join("Bob".into(), None).await.unwrap();
+        room.join("Cy".into(), None).await.unwrap();
+        room.seat_cpu("host".into(), protocol::Seat::Green, 2)
+            .await
+            .unwrap();
+        room.start("host".into(), false).await.unwrap();
+        let (tx, mut rx) = mpsc::channel(1000);
+        let conn = room
+            .connect(Some(joined.seat_token.clone()), None, tx)
+            .await
+            .unwrap();
+        let view = tokio::time::timeout(Duration::from_secs(2), async {
+            loop {
+                let m = next_json(&mut rx).await;
+                if m["t"] == "view" && m["legal"].as_array().is_some_and(|l| !l.is_empty()) {
+                    break m;
+                }
+            }
+        })
+        .await;
+        if let Ok(view) = view {
+            break (log, room, joined, conn, rx, view);
         }
     };
+    // Play one action so the log has a human action.
     room.act(conn.conn, 41, Some(view["legal"][0].clone()))
         .await
         .unwrap();

@@ -135,7 +135,7 @@ async fn full_chaturaji_game_by_four_clients_with_verifiable_dice() {
     };
     let outcome = &over["event"]["outcome"];
     assert_eq!(outcome["reason"]["reason"], "round_limit", "{outcome}");
-    assert_eq!(throws.len(), 12, "one throw per turn, 3 rounds");
+    assert_eq!(throws.len(), 24, "one throw per turn, 6 rounds");
     let seed = over["event"]["dice_seed"].as_str().unwrap();
     let replay = room::dice::verify(seed, commit.as_deref().unwrap(), 1, 6, throws.len()).unwrap();
     assert_eq!(replay, throws, "the dice follow from the revealed seed");
