@@ -11,8 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn pg_base() -> String {
-    std::env::var("FOURKINGS_TEST_PG")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".to_owned())
+    std::env::var("FK_TEST_PG").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".to_owned())
 }
 
 fn in_ci() -> bool {

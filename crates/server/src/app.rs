@@ -138,7 +138,7 @@ impl Application {
         telemetry::handle();
         let bot = BotPool::new(config.bot_config());
         let ceiling =
-            fdlimit::connection_ceiling(config.limits.max_connections, fdlimit::raise_open_files());
+            fdlimit::connection_ceiling(config.limits.max_connections, fdlimit::open_files());
         tracing::info!(max_connections = ceiling, "connection ceiling");
         let connections = Arc::new(Connections::with_ceiling(ceiling));
         let (trigger, stopping) = shutdown::channel();

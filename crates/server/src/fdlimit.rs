@@ -8,7 +8,7 @@
 pub const RESERVE: u64 = 64;
 
 /// Raises the soft `RLIMIT_NOFILE` to the hard limit (best effort) and returns the soft limit now in
-/// force; `None` where the limit cannot be read.
+/// force. A process-wide change: the binary's `serve` does it once, before the server is built.
 pub fn raise_open_files() -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
@@ -22,8 +22,20 @@ pub fn raise_open_files() -> Option<u64> {
                 }
             }
         }
-        // `None` means unlimited.
-        Some(getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX))
+    }
+    open_files()
+}
+
+/// The soft open-file limit in force; `None` where it cannot be read.
+pub fn open_files() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // `None` from the kernel means unlimited.
+        Some(
+            rustix::process::getrlimit(rustix::process::Resource::Nofile)
+                .current
+                .unwrap_or(u64::MAX),
+        )
     }
     #[cfg(not(target_os = "linux"))]
     {

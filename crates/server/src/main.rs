@@ -68,6 +68,8 @@ fn print_config(args: &ServeArgs) -> anyhow::Result<()> {
 fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = server::Config::load(args.config.as_deref())?;
     server::logging::init(&config.log);
+    // Before the runtime and the server exist: the connection ceiling is computed from this limit.
+    server::fdlimit::raise_open_files();
     let runtime = tokio::runtime::Runtime::new()?;
     let served = runtime.block_on(async {
         let app = server::Application::build(config).await?;

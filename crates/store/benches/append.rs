@@ -4,7 +4,7 @@
 //!
 //! Every room appends its actions one after another, each after the previous one's acknowledgement,
 //! as a real room does. Run: `cargo bench -p fourkings-store --bench append [-- ROOMS ACTIONS]`
-//! (defaults 1000 rooms × 20 actions). PostgreSQL comes from `FOURKINGS_TEST_PG` like the tests; it
+//! (defaults 1000 rooms × 20 actions). PostgreSQL comes from `FK_TEST_PG` like the tests; it
 //! is skipped with a message when unreachable.
 
 #[path = "../tests/common/mod.rs"]

@@ -1,5 +1,5 @@
 //! Test harness shared by the store's integration tests: a fresh database per test (a SQLite file in a
-//! temp dir, or a new PostgreSQL database `fk_test_<random>` on the server at `FOURKINGS_TEST_PG`), and
+//! temp dir, or a new PostgreSQL database `fk_test_<random>` on the server at `FK_TEST_PG`), and
 //! a TCP proxy that can cut and restore the connection to PostgreSQL.
 
 #![allow(dead_code)]
@@ -12,9 +12,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
-/// The PostgreSQL server the tests use, without a database name.
+/// The PostgreSQL server the tests use, without a database name. Its variable is not `FOURKINGS_…`:
+/// every `FOURKINGS_*` variable is server configuration, and the servers the tests start would refuse
+/// an unknown section.
 pub fn pg_base() -> String {
-    std::env::var("FOURKINGS_TEST_PG")
+    std::env::var("FK_TEST_PG")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".to_owned())
         .trim_end_matches('/')
         .to_owned()
@@ -49,7 +51,7 @@ impl TestDb {
                 let _ = writeln!(
                     std::io::stderr(),
                     "\n!!!!!!!! SKIPPING PostgreSQL test: cannot connect to {base} ({e}).\n\
-                     !!!!!!!! Start PostgreSQL or set FOURKINGS_TEST_PG; in CI this fails.\n"
+                     !!!!!!!! Start PostgreSQL or set FK_TEST_PG; in CI this fails.\n"
                 );
                 return None;
             }
