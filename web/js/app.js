@@ -7,7 +7,7 @@ import { Board } from './board.js';
 import { describe, reasonText } from './events.js';
 import { SEATS, SYMBOL, COLOR, parseChaturaji, parseFen4 } from './games.js';
 import { lobbyView } from './lobby.js';
-import { esc, errorText, settingsSummary } from './util.js';
+import { esc, errorText, setHtml, settingsSummary } from './util.js';
 import { throwsFromSeed } from './dice-verify.js';
 import { HostPanel } from './host.js';
 import { joinRoom, storedPlayer } from './player.js';
@@ -532,7 +532,7 @@ class RoomPage {
     const ol = document.getElementById('seats');
     const pts = this.game?.state?.points || [0, 0, 0, 0];
     const elim = this.game?.state?.fen4 ? parseFen4(this.game.state.fen4).eliminated : [];
-    ol.innerHTML = SEATS.map((s, i) => {
+    setHtml(ol, SEATS.map((s, i) => {
       const o = this.info.seats[i];
       let who;
       const tags = [];
@@ -555,7 +555,7 @@ class RoomPage {
         <span class="points" data-points="${pts[i]}">${esc(t('seat.points', { n: pts[i] }))}</span>
         ${toAct ? `<span class="turn-mark">${esc(t('seat.to_act'))}</span>` : ''}
       </li>`;
-    }).join('');
+    }).join(''));
   }
 
   renderControls() {
@@ -584,9 +584,7 @@ class RoomPage {
     }
     // Redraw only on change, so typing in the name field or a click is not cut short by an event.
     const html = parts.join(' ');
-    if (c.dataset.html !== html) {
-      c.innerHTML = html;
-      c.dataset.html = html;
+    if (setHtml(c, html)) {
       const input = c.querySelector('#seat-name');
       if (input) input.addEventListener('input', () => store.setName(input.value.trim()));
     }
@@ -599,7 +597,7 @@ class RoomPage {
     const diceEl = document.getElementById('dice');
     const dice = g?.state?.dice;
     if (kind === 'chaturaji' && dice) {
-      diceEl.innerHTML = `<h2>${esc(t('dice.title'))}</h2>` + dice.map((d, i) => {
+      setHtml(diceEl, `<h2>${esc(t('dice.title'))}</h2>` + dice.map((d, i) => {
         let why = t(`die.${d.state}`);
         if (d.state === 'unused' && d.unusable) why = t(`unusable.${d.unusable}`);
         else if (d.state === 'unused') why = t('die.usable');
@@ -607,9 +605,9 @@ class RoomPage {
           <span class="face" aria-hidden="true">${DIE_FACE[d.face] || d.face}</span>
           <span class="num">${d.face}</span> <span class="class">${esc(t(`class.${d.class}`))}</span>
           <span class="why">${esc(why)}</span></div>`;
-      }).join('');
+      }).join(''));
     } else {
-      diceEl.innerHTML = '';
+      setHtml(diceEl, '');
     }
     // Actions
     const act = document.getElementById('actions');
@@ -621,16 +619,16 @@ class RoomPage {
       }
       parts.push(`<button type="button" data-do="resign" id="resign">${esc(t('game.resign'))}</button>`);
     }
-    act.innerHTML = parts.join(' ');
+    setHtml(act, parts.join(' '));
     // Promotion choice
     const promo = document.getElementById('promotion');
     if (this.promotion) {
       promo.hidden = false;
-      promo.innerHTML = `<span>${esc(t('game.promote_to'))}</span> ` + this.promotion.map((a, i) =>
-        `<button type="button" data-do="promote" data-i="${i}" data-kind="${a.promotion}">${esc(t(`piece.${a.promotion}`))}</button>`).join(' ');
+      setHtml(promo, `<span>${esc(t('game.promote_to'))}</span> ` + this.promotion.map((a, i) =>
+        `<button type="button" data-do="promote" data-i="${i}" data-kind="${a.promotion}">${esc(t(`piece.${a.promotion}`))}</button>`).join(' '));
     } else {
       promo.hidden = true;
-      promo.innerHTML = '';
+      setHtml(promo, '');
     }
     // Game over
     const over = document.getElementById('gameover');
@@ -651,15 +649,15 @@ class RoomPage {
           ${esc(t('verify.commit'))} <code>${esc(g.dice_commit || '')}</code><br>
           <button type="button" data-do="verify" id="verify">${esc(t('verify.button'))}</button> <span id="verify-result">${esc(this.verify)}</span></p>`;
       }
-      over.innerHTML = `<h2>${esc(t('over.title'))}</h2><p id="over-reason">${esc(reasonText(g.outcome.reason))}</p>
+      setHtml(over, `<h2>${esc(t('over.title'))}</h2><p id="over-reason">${esc(reasonText(g.outcome.reason))}</p>
         <table id="standings"><thead><tr><th>${esc(t('over.place'))}</th><th>${esc(t('over.seat'))}</th><th>${esc(t('over.player'))}</th><th>${esc(t('over.points'))}</th>${rated ? `<th>${esc(t('over.rating'))}</th>` : ''}</tr></thead>
-        <tbody>${rows}</tbody></table>${seed}${this.recordHtml()}`;
+        <tbody>${rows}</tbody></table>${seed}${this.recordHtml()}`);
     } else {
-      over.innerHTML = '';
+      setHtml(over, '');
     }
     // Log (newest last)
     const log = document.getElementById('log');
-    log.innerHTML = this.log.slice(-60).map((l) => `<li>${esc(l)}</li>`).join('');
+    setHtml(log, this.log.slice(-60).map((l) => `<li>${esc(l)}</li>`).join(''));
     log.scrollTop = log.scrollHeight;
   }
 

@@ -5,7 +5,7 @@
 import { t } from './i18n.js';
 import { api } from './api.js';
 import { store } from './store.js';
-import { esc, errorText } from './util.js';
+import { esc, errorText, setHtml } from './util.js';
 import { SEATS, SYMBOL, COLOR } from './games.js';
 import { OPTION_TABLE, optionField, turnTimeField, readOptions, fillOptions, problemText } from './options.js';
 
@@ -68,12 +68,10 @@ export class HostPanel {
   }
 
   redraw(el, html) {
-    if (el.dataset.html === html) return;
     // Keep a chosen CPU level across a redraw (another seat was taken meanwhile).
     const levels = {};
     for (const s of el.querySelectorAll('select[id^="cpu-level-"]')) levels[s.id] = s.value;
-    el.innerHTML = html;
-    el.dataset.html = html;
+    if (!setHtml(el, html)) return;
     for (const [id, v] of Object.entries(levels)) {
       const s = el.querySelector(`#${id}`);
       if (s) s.value = v;

@@ -30,3 +30,16 @@ export function optionValueText(v) {
   return String(v);
 }
 
+
+const shown = new WeakMap();
+/**
+ * Replace an element's content only when the markup differs from what was last put there.
+ * Events arrive many times a second while CPU seats play; rebuilding unchanged buttons would
+ * detach them under the player's pointer and lose the click.
+ */
+export function setHtml(el, html) {
+  if (shown.get(el) === html) return false;
+  shown.set(el, html);
+  el.innerHTML = html;
+  return true;
+}
