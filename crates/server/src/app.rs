@@ -178,13 +178,14 @@ impl Application {
         };
         match node {
             Some(node) => {
-                // Rooms are claimed when someone asks for them, not rebuilt at start: another node
-                // may be serving them.
+                // Rooms are not rebuilt at start: another node may be serving them. They are claimed
+                // when someone asks for them, or swept up once nobody validly owns them.
                 tokio::spawn(cluster::renew_loop(
                     node.clone(),
                     state.registry.clone(),
                     stopping.clone(),
                 ));
+                tokio::spawn(cluster::adopt_loop(state.clone(), stopping.clone()));
                 drain_hooks
                     .0
                     .push(Box::pin(async move { node.drain().await }));

@@ -28,6 +28,10 @@ use crate::telemetry::{CLUSTER_CLAIMS, CLUSTER_FENCED, CLUSTER_LEASE_LOST, CLUST
 /// Most entries written in one group commit.
 const MAX_BATCH: usize = 2048;
 
+/// Most orphaned rooms one node takes per sweep: several live nodes share a dead one's rooms instead
+/// of the first to look taking them all.
+const ADOPT_PER_SWEEP: i64 = 32;
+
 /// A room this node holds: its fence and how many entries its log holds.
 #[derive(Debug, Clone)]
 struct Held {
@@ -153,12 +157,32 @@ impl ClusterNode {
             .map_err(|_| LogError::Unavailable("the cluster writer has stopped".into()))?
     }
 
-    /// A room closed (idle): other nodes may claim it at once.
-    pub fn release(&self, room: &str) {
-        let held = self.held.lock().expect("held lock").get(room).cloned();
-        if let Some(held) = held {
-            self.give_back(&held.fence);
+    /// A room closed (idle): this node stops writing for it at once. The caller marks it closed in
+    /// the database, then [`ClusterNode::release_closed`] gives it up, in that order, so that no
+    /// node's sweep adopts a room that is only closing.
+    pub fn forget_room(&self, room: &str) -> Option<Fence> {
+        let held = self.held.lock().expect("held lock").remove(room)?;
+        Some(held.fence)
+    }
+
+    /// Gives a closed room up in the database, if this node still owns it under `fence`.
+    pub async fn release_closed(&self, fence: &Fence) {
+        if let Err(e) = self.cluster.release_room(fence).await {
+            tracing::warn!(room = %fence.room_id, error = %e, "could not release the room");
         }
+    }
+
+    /// The public URLs of the other live nodes (for lists that span the cluster).
+    pub async fn peers(&self) -> Result<Vec<String>, StoreError> {
+        let me = self.node_id();
+        Ok(self
+            .cluster
+            .live_nodes()
+            .await?
+            .into_iter()
+            .filter(|(id, url)| *id != me && *url != self.public_url)
+            .map(|(_, url)| url)
+            .collect())
     }
 
     /// SIGTERM: gives up every room and ends the lease, so other nodes claim the rooms at once.
@@ -393,6 +417,48 @@ pub async fn renew_loop(node: Arc<ClusterNode>, registry: Arc<Registry>, mut sto
             node.drop_all_rooms(&registry).await;
             // Register again at the next tick (or at once, if the database answers).
             tick.reset_immediately();
+        }
+    }
+}
+
+/// Takes over rooms that still have a game to serve and that nobody validly owns (their node died or
+/// drained), a few per lease renewal, without waiting for a client to ask for them: a game of CPUs,
+/// or of players who are away, goes on after its node is gone, and its turn timers keep running.
+/// This is the cluster's counterpart of the single-node rebuild at start.
+pub async fn adopt_loop(state: AppState, mut stopping: Stopping) {
+    let Some(node) = state.cluster.clone() else {
+        return;
+    };
+    let mut tick = tokio::time::interval(node.cluster.lease().renew_every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            () = stopping.wait() => return,
+        }
+        if !node.lease_ok() {
+            continue;
+        }
+        let orphans = match node.cluster.orphaned_rooms(ADOPT_PER_SWEEP).await {
+            Ok(orphans) => orphans,
+            Err(e) => {
+                tracing::debug!(error = %e, "cluster: cannot look for orphaned rooms now");
+                continue;
+            }
+        };
+        for id in orphans {
+            if stopping.is_stopping() {
+                return;
+            }
+            match find_room(&state, &id).await {
+                Ok(_) => tracing::info!(room = %id, "cluster: adopted a room nobody served"),
+                // Another node was quicker, or the room ended: nothing to do.
+                Err(Located::Elsewhere(_) | Located::Unknown) => {}
+                Err(Located::Unavailable(why)) => {
+                    tracing::debug!(room = %id, why, "cluster: could not adopt the room now");
+                    break;
+                }
+            }
         }
     }
 }

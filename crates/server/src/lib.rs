@@ -11,6 +11,7 @@ pub mod fdlimit;
 pub mod logging;
 pub mod mask;
 mod openapi;
+mod peers;
 mod persist;
 mod records;
 mod registry;

@@ -83,9 +83,12 @@ impl ActionLog for StoreLog {
     }
 
     fn room_closed(&self, room: &str) {
-        if let Appender::Fenced(node) = &self.writer {
-            node.release(room);
-        }
+        // Cluster mode: nothing more is written for the room from now on; it is given up in the
+        // database only once it is marked closed, so that no node's sweep adopts it meanwhile.
+        let release = match &self.writer {
+            Appender::Fenced(node) => node.forget_room(room).map(|fence| (node.clone(), fence)),
+            Appender::Spooling(_) => None,
+        };
         let store = self.store.clone();
         let id = room.to_owned();
         tokio::spawn(async move {
@@ -98,8 +101,12 @@ impl ActionLog for StoreLog {
                 Ok::<(), StoreError>(())
             };
             if let Err(e) = closed.await {
-                // Harmless: the room is rebuilt at the next start and closes again when idle.
+                // Harmless: the room is rebuilt at the next start (or adopted by a live node) and
+                // closes again when idle.
                 tracing::warn!(room = %id, error = %e, "could not mark the room closed");
+            }
+            if let Some((node, fence)) = release {
+                node.release_closed(&fence).await;
             }
         });
     }

@@ -2,7 +2,7 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{OriginalUri, Path, State};
+use axum::extract::{OriginalUri, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use protocol::{
     ChangeSettings, CreatePlayer, CreateRoom, CreatedPlayer, CreatedRoom, ErrorCode, GameKind,
@@ -233,9 +233,23 @@ pub async fn create_room(
     }))
 }
 
-/// The public rooms (invite-only rooms are never listed).
-#[utoipa::path(get, path = "/rooms", responses((status = 200, body = RoomList)))]
-pub async fn list_rooms(State(state): State<AppState>) -> Json<RoomList> {
+/// Which rooms `GET /rooms` lists.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+pub struct ListScope {
+    /// `node`: only the rooms served by the node asked (what nodes of a cluster ask each other).
+    /// By default a cluster node lists the rooms of every live node.
+    pub scope: Option<String>,
+}
+
+/// How long a cluster node waits for each other node's rooms before listing without them.
+const PEER_LIST_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// The public rooms (invite-only rooms are never listed); in cluster mode those of every live node.
+#[utoipa::path(get, path = "/rooms", params(ListScope), responses((status = 200, body = RoomList)))]
+pub async fn list_rooms(
+    State(state): State<AppState>,
+    Query(scope): Query<ListScope>,
+) -> Json<RoomList> {
     let mut rooms = Vec::new();
     for handle in state.registry.all() {
         if let Ok(info) = handle.info().await {
@@ -244,7 +258,37 @@ pub async fn list_rooms(State(state): State<AppState>) -> Json<RoomList> {
             }
         }
     }
+    if let Some(node) = state
+        .cluster
+        .as_ref()
+        .filter(|_| scope.scope.as_deref() != Some("node"))
+    {
+        match node.peers().await {
+            Ok(peers) => {
+                let asked = peers.iter().map(|url| async move {
+                    let answer = crate::peers::get_json::<RoomList>(
+                        url,
+                        "/rooms?scope=node",
+                        PEER_LIST_TIMEOUT,
+                    )
+                    .await;
+                    (url, answer)
+                });
+                for (url, answer) in futures_util::future::join_all(asked).await {
+                    match answer {
+                        Ok(list) => rooms.extend(list.rooms),
+                        Err(e) => {
+                            tracing::warn!(peer = %url, error = %e, "cluster: a node's rooms are left out of the list")
+                        }
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cluster: listing this node's rooms only"),
+        }
+    }
     rooms.sort_by(|a, b| a.id.cmp(&b.id));
+    // A room changing hands can be answered by two nodes for a moment.
+    rooms.dedup_by(|a, b| a.id == b.id);
     Json(RoomList { rooms })
 }
 

@@ -38,6 +38,10 @@ impl Stopping {
         // An error means the sender is gone, which only happens when the server is gone too.
         let _ = self.0.wait_for(|stopping| *stopping).await;
     }
+
+    pub fn is_stopping(&self) -> bool {
+        *self.0.borrow()
+    }
 }
 
 /// Starts a shutdown from code (tests, or an admin endpoint); signals do the same.

@@ -136,10 +136,32 @@ async fn other_nodes_redirect_to_the_owner_and_a_killed_owner_is_replaced() {
     let (status, body) = host(n2.addr, &lobby, "cpu", &host_token).await;
     assert_eq!(status, 307, "{body}");
     assert_eq!(body["url"], format!("{on_n1}/cpu"));
-    // Lists, leaderboards and room creation are answered by any node.
+    // Lists, leaderboards and room creation are answered by any node; the list spans the nodes.
+    let (public, _) = create_room(n1.addr, json!({"game": "chaturaji", "public": true})).await;
+    let (mine, _) = create_room(n2.addr, json!({"game": "fourchess", "public": true})).await;
     for path in ["/rooms", "/leaderboard?pool=chaturaji"] {
         let (status, _, body) = http_raw(n2.addr, "GET", path, None, None).await;
         assert_eq!(status, 200, "{path}: {body}");
+    }
+    for (asked, scope, listed) in [
+        (n1.addr, "", vec![&public, &mine]),
+        (n2.addr, "", vec![&public, &mine]),
+        (n2.addr, "?scope=node", vec![&mine]),
+    ] {
+        let (_, _, body) = http_raw(asked, "GET", &format!("/rooms{scope}"), None, None).await;
+        let list: Value = serde_json::from_str(&body).unwrap();
+        let ids: Vec<&str> = list["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        let mut want: Vec<&str> = listed.iter().map(|s| s.as_str()).collect();
+        want.sort();
+        assert_eq!(
+            ids, want,
+            "GET /rooms{scope} on {asked}: invite-only rooms never listed"
+        );
     }
     // A WebSocket join on node 2 gets a `redirect` to node 1, then a normal close.
     let mut c = Client::connect(n2.addr).await;
@@ -331,6 +353,59 @@ async fn a_drained_node_gives_its_rooms_up_at_once() {
     drop(c);
     drop(n2);
     db.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_nodes_game_is_adopted_without_anyone_asking() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let n1 = node(&db, SHORT);
+    let n2 = node(&db, SHORT);
+    // Four CPU players on node 1; nobody watches the room.
+    let (room, host_token) = create_room(
+        n1.addr,
+        json!({"game": "chaturaji", "options": {"round_limit": 200}}),
+    )
+    .await;
+    let (status, v) = host(n1.addr, &room, "start", &host_token).await;
+    assert_eq!(status, 200, "{v}");
+    let db_cluster = cluster(&db).await;
+    let last_seq = || async { db_cluster.audit_log(&room).await.unwrap().len() };
+    let before = wait_for(|| async { (last_seq().await > 4).then_some(()) }).await;
+    assert!(before.is_some(), "the CPU game is being written on node 1");
+
+    n1.kill9();
+    let killed_at = last_seq().await;
+    // After node 1's lease runs out, node 2 sweeps the room up by itself and the game goes on.
+    let moved = wait_for(|| async {
+        let owner = db_cluster.owner(&room).await.unwrap()?;
+        (last_seq().await > killed_at + 2).then_some(owner)
+    })
+    .await
+    .expect("the game moved to node 2 and went on");
+    let (status, _, body) = http_raw(n2.addr, "GET", &format!("/rooms/{room}"), None, None).await;
+    assert_eq!(status, 200, "node 2 serves it: {body}");
+    assert_eq!(moved.epoch, 2);
+    assert_eq!(assert_log_is_sound(&db, &room).await, vec![1, 2]);
+    assert_eq!(metric(n2.addr, "fourkings_cluster_claims_total").await, 1.0);
+    drop(n2);
+    db.cleanup().await;
+}
+
+/// Polls `probe` every 100 ms for up to 20 s.
+async fn wait_for<T, F, Fut>(probe: F) -> Option<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    for _ in 0..200 {
+        if let Some(found) = probe().await {
+            return Some(found);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    None
 }
 
 #[test]

@@ -240,6 +240,38 @@ impl Cluster {
         .transpose()
     }
 
+    /// Up to `limit` rooms, in random order, that still have a game to serve and that nobody validly
+    /// owns: their node died (lease expired) or drained. Rooms never claimed (being created) and
+    /// closed or finished rooms are left alone. Live nodes sweep these up, so a game whose players
+    /// are all away or CPUs goes on without waiting for someone to ask for it.
+    pub async fn orphaned_rooms(&self, limit: i64) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT r.id FROM rooms r \
+             WHERE r.state IN ('lobby', 'playing') AND r.owner_epoch IS NOT NULL \
+               AND NOT EXISTS (SELECT 1 FROM nodes n \
+                               WHERE n.id = r.owner_node AND n.lease_until > now()) \
+             ORDER BY random() LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| r.try_get("id").map_err(StoreError::from))
+            .collect()
+    }
+
+    /// Every node with a valid lease: (id, public URL).
+    pub async fn live_nodes(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, public_url FROM nodes WHERE lease_until > now() ORDER BY public_url, id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("id")?, r.try_get("public_url")?)))
+            .collect()
+    }
+
     /// Rooms the node owns according to the database (what it must serve, or drop if it disagrees).
     pub async fn rooms_owned_by(&self, node_id: &str) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query("SELECT id FROM rooms WHERE owner_node = $1 ORDER BY id")

@@ -294,3 +294,65 @@ async fn group_commit_across_rooms_keeps_going_when_one_room_is_fenced() {
     assert_eq!(cluster.audit_log("r3").await.unwrap().len(), 2);
     db.cleanup().await;
 }
+
+#[tokio::test]
+async fn orphaned_rooms_are_those_of_dead_or_drained_nodes_with_a_game_left() {
+    // A lease long enough that set-up on a loaded machine does not outlive it.
+    let lease = LeaseConfig {
+        ttl: Duration::from_millis(2000),
+        renew_every: Duration::from_millis(250),
+    };
+    let Some((db, store, cluster)) =
+        setup(&["alive", "dead", "drained", "closed", "new"], lease).await
+    else {
+        return;
+    };
+    let a = cluster.register_node("http://a").await.unwrap();
+    let b = cluster.register_node("http://b").await.unwrap();
+    let c = cluster.register_node("http://c").await.unwrap();
+    claimed(cluster.claim_room(&a, "alive").await.unwrap());
+    claimed(cluster.claim_room(&b, "dead").await.unwrap());
+    claimed(cluster.claim_room(&c, "drained").await.unwrap());
+    let (closed, _) = claimed(cluster.claim_room(&c, "closed").await.unwrap());
+    let room = store.room("closed").await.unwrap().unwrap();
+    store
+        .update_room(
+            "closed",
+            &room.options,
+            &room.settings,
+            store::RoomState::Closed,
+        )
+        .await
+        .unwrap();
+    cluster.release_room(&closed).await.unwrap();
+    cluster.release_node(&c).await.unwrap();
+    // Nobody owns anything yet that is not alive: only the drained room is an orphan.
+    assert_eq!(
+        cluster.orphaned_rooms(10).await.unwrap(),
+        vec!["drained".to_owned()]
+    );
+    // B dies (stops renewing) while A lives on.
+    for _ in 0..10 {
+        tokio::time::sleep(lease.renew_every).await;
+        assert!(cluster.renew(&a).await.unwrap());
+    }
+    let mut orphans = cluster.orphaned_rooms(10).await.unwrap();
+    orphans.sort();
+    assert_eq!(orphans, vec!["dead".to_owned(), "drained".to_owned()]);
+    assert_eq!(cluster.orphaned_rooms(1).await.unwrap().len(), 1);
+    let live: Vec<String> = cluster
+        .live_nodes()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(live, vec![a.clone()]);
+    // Claiming an orphan takes it off the list.
+    claimed(cluster.claim_room(&a, "dead").await.unwrap());
+    assert_eq!(
+        cluster.orphaned_rooms(10).await.unwrap(),
+        vec!["drained".to_owned()]
+    );
+    db.cleanup().await;
+}
