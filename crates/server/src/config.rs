@@ -47,6 +47,8 @@ pub struct DatabaseSection {
     pub max_connections: u32,
     pub write_timeout_ms: u64,
     pub connect_timeout_ms: u64,
+    /// SQLite only: `full` (fsync every commit) or `normal` (fsync at checkpoints).
+    pub sqlite_synchronous: store::SqliteSync,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -202,6 +204,7 @@ impl Config {
         store::OpenOptions {
             max_connections: self.database.max_connections,
             acquire_timeout: Duration::from_millis(self.database.connect_timeout_ms),
+            sqlite_sync: self.database.sqlite_synchronous,
         }
     }
 }

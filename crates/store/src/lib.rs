@@ -1,10 +1,13 @@
 //! Persistence for fourkings behind one [`Store`] trait, with two backends over sqlx:
 //!
 //! - [`SqliteStore`], the default: one file (by default `./data/fourkings.db`), created with its folder
-//!   on first start, no setup. WAL journal with `synchronous=FULL`: every commit is fsynced, so an
-//!   acknowledged action survives a power cut, not just a process crash (NORMAL would only survive the
-//!   latter). The cost is one fsync per transaction, which the group-commit [`LogWriter`] spreads over
-//!   every action queued at that moment.
+//!   on first start, no setup. WAL journal, by default with `synchronous=FULL`: every commit is
+//!   fsynced, so an acknowledged action survives a power cut, not just a process crash. The cost is one
+//!   fsync per transaction, which the group-commit [`LogWriter`] spreads over every action queued at
+//!   that moment, but an action still waits for up to two fsyncs before its ack. [`SqliteSync::Normal`]
+//!   (an operator's choice, `database.sqlite_synchronous`) fsyncs only at WAL checkpoints: an
+//!   acknowledged action survives a crash of the server process (it is in the WAL, in the OS), not a
+//!   power cut or kernel crash.
 //! - [`PgStore`], for production and, later, several server nodes sharing one database.
 //!
 //! [`open`] picks the backend from the URL scheme and applies the embedded migrations
@@ -60,6 +63,19 @@ pub struct OpenOptions {
     pub max_connections: u32,
     /// How long to wait for a connection before failing (a short one makes an outage visible fast).
     pub acquire_timeout: Duration,
+    /// SQLite only: when a commit reaches the disk (PostgreSQL has its own `synchronous_commit`).
+    pub sqlite_sync: SqliteSync,
+}
+
+/// SQLite's `synchronous` setting for the WAL journal: what an acknowledged commit survives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SqliteSync {
+    /// fsync at every commit: survives a power cut.
+    #[default]
+    Full,
+    /// fsync at checkpoints only: survives a crash of the process, not of the machine.
+    Normal,
 }
 
 impl Default for OpenOptions {
@@ -69,6 +85,7 @@ impl Default for OpenOptions {
             // Generous: a loaded machine can take seconds to open a connection. The log writer has
             // its own, shorter write timeout to notice outages.
             acquire_timeout: Duration::from_secs(10),
+            sqlite_sync: SqliteSync::Full,
         }
     }
 }

@@ -23,7 +23,7 @@ use crate::secret::{clean_display_name, hash_secret, new_player_id, new_secret, 
 use crate::{
     AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, HistoryEntry, LeaderboardQuery,
     LeaderboardRow, LogEntry, NewPlayer, NewRoom, OpenOptions, Player, PoolRating, Profile,
-    RatingChange, Recorded, Room, RoomState, SeatPlayer, Store, StoreError,
+    RatingChange, Recorded, Room, RoomState, SeatPlayer, SqliteSync, Store, StoreError,
 };
 
 /// Rows per multi-row INSERT: 6 parameters each stays far below SQLite's 32,766 and PostgreSQL's
@@ -42,9 +42,12 @@ impl SqliteStore {
         let connect = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            // FULL: fsync at every commit, so an acknowledged action survives a power cut (see the
-            // crate documentation).
-            .synchronous(SqliteSynchronous::Full)
+            // FULL (the default): fsync at every commit, so an acknowledged action survives a power
+            // cut; NORMAL only a process crash (see the crate documentation).
+            .synchronous(match options.sqlite_sync {
+                SqliteSync::Full => SqliteSynchronous::Full,
+                SqliteSync::Normal => SqliteSynchronous::Normal,
+            })
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
         if let Some(dir) = connect.get_filename().parent()
@@ -59,6 +62,11 @@ impl SqliteStore {
             .await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
         Ok(SqliteStore { pool })
+    }
+
+    /// The connection pool (for tests of the connection settings).
+    pub fn pool(&self) -> &sqlx::SqlitePool {
+        &self.pool
     }
 }
 

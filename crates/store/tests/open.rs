@@ -35,6 +35,29 @@ async fn sqlite_file_and_folder_are_created_on_first_start_in_wal_mode() {
     store.close().await;
 }
 
+/// `PRAGMA synchronous` of a pooled connection: 2 = FULL, 1 = NORMAL.
+async fn synchronous_of(options: &store::OpenOptions) -> i64 {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("sync.db").display());
+    let store = store::SqliteStore::open(&url, options).await.unwrap();
+    let level = sqlx::query_scalar("PRAGMA synchronous")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    store.pool().close().await;
+    level
+}
+
+#[tokio::test]
+async fn sqlite_fsyncs_every_commit_unless_the_operator_chooses_normal() {
+    assert_eq!(synchronous_of(&store::OpenOptions::default()).await, 2);
+    let normal = store::OpenOptions {
+        sqlite_sync: store::SqliteSync::Normal,
+        ..Default::default()
+    };
+    assert_eq!(synchronous_of(&normal).await, 1);
+}
+
 #[tokio::test]
 async fn postgres_url_opens_a_postgres_store() {
     let Some(db) = common::TestDb::postgres().await else {
@@ -67,6 +90,7 @@ async fn unreachable_postgres_is_a_transient_error() {
     let options = store::OpenOptions {
         max_connections: 1,
         acquire_timeout: std::time::Duration::from_millis(300),
+        ..Default::default()
     };
     let err = store::open_with("postgres://postgres@127.0.0.1:1/x", &options)
         .await

@@ -44,6 +44,7 @@ async fn setup() -> Option<(TestDb, Arc<dyn Store>, Proxy, Arc<dyn Store>)> {
     let options = OpenOptions {
         max_connections: 4,
         acquire_timeout: Duration::from_millis(1500),
+        ..Default::default()
     };
     let proxied = store::open_with(&proxied_url, &options).await.unwrap();
     Some((db, direct, proxy, proxied))
