@@ -27,7 +27,7 @@ use play::{MidGame, Seen, join_following, play, reach_mid_game};
 use process::ServerProc;
 use store::OpenOptions;
 use store::cluster::{Cluster, LeaseConfig};
-use support::{Client, create_room, host, http_raw, is_event};
+use support::{Client, create_room, host, http_raw, is_event, listed_rooms};
 
 /// A short lease, so that a dead owner's rooms move within seconds.
 const SHORT: (u64, u64) = (1500, 500);
@@ -143,23 +143,16 @@ async fn other_nodes_redirect_to_the_owner_and_a_killed_owner_is_replaced() {
         let (status, _, body) = http_raw(n2.addr, "GET", path, None, None).await;
         assert_eq!(status, 200, "{path}: {body}");
     }
+    let mut both = vec![public.clone(), mine.clone()];
+    both.sort();
     for (asked, scope, listed) in [
-        (n1.addr, "", vec![&public, &mine]),
-        (n2.addr, "", vec![&public, &mine]),
-        (n2.addr, "?scope=node", vec![&mine]),
+        (n1.addr, "", both.clone()),
+        (n2.addr, "", both),
+        (n2.addr, "?scope=node", vec![mine]),
     ] {
-        let (_, _, body) = http_raw(asked, "GET", &format!("/rooms{scope}"), None, None).await;
-        let list: Value = serde_json::from_str(&body).unwrap();
-        let ids: Vec<&str> = list["rooms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_str().unwrap())
-            .collect();
-        let mut want: Vec<&str> = listed.iter().map(|s| s.as_str()).collect();
-        want.sort();
         assert_eq!(
-            ids, want,
+            listed_rooms(asked, scope).await,
+            listed,
             "GET /rooms{scope} on {asked}: invite-only rooms never listed"
         );
     }

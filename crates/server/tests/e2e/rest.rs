@@ -36,14 +36,11 @@ async fn create_get_list_public_and_invite_only_rooms() {
     assert!(info.rated && info.public);
     assert_eq!(info.phase, protocol::Phase::Lobby);
 
-    let (_, list) = http(addr, "GET", "/rooms", None, None).await;
-    let ids: Vec<&str> = list["rooms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, [public], "invite-only room {private} is not listed");
+    assert_eq!(
+        listed_rooms(addr, "").await,
+        [public],
+        "invite-only room {private} is not listed"
+    );
 
     let (status, health) = http(addr, "GET", "/healthz", None, None).await;
     assert_eq!((status, &health["status"]), (200, &json!("ok")));

@@ -124,6 +124,18 @@ pub async fn create_room(addr: SocketAddr, body: Value) -> (String, String) {
     )
 }
 
+/// The ids `GET /rooms{query}` lists, in its order.
+pub async fn listed_rooms(addr: SocketAddr, query: &str) -> Vec<String> {
+    let (status, list) = http(addr, "GET", &format!("/rooms{query}"), None, None).await;
+    assert_eq!(status, 200, "{list}");
+    list["rooms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// Take a seat; (seat name, seat token).
 pub async fn join_seat(addr: SocketAddr, room: &str, name: &str) -> (String, String) {
     let (status, v) = post(
