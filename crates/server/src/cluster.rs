@@ -158,15 +158,15 @@ impl ClusterNode {
     }
 
     /// A room closed (idle): this node stops writing for it at once. The caller marks it closed in
-    /// the database, then [`ClusterNode::release_closed`] gives it up, in that order, so that no
+    /// the database, then [`ClusterNode::release_room`] gives it up, in that order, so that no
     /// node's sweep adopts a room that is only closing.
     pub fn forget_room(&self, room: &str) -> Option<Fence> {
         let held = self.held.lock().expect("held lock").remove(room)?;
         Some(held.fence)
     }
 
-    /// Gives a closed room up in the database, if this node still owns it under `fence`.
-    pub async fn release_closed(&self, fence: &Fence) {
+    /// Gives a room this node no longer serves up in the database, if it still owns it under `fence`.
+    pub async fn release_room(&self, fence: &Fence) {
         if let Err(e) = self.cluster.release_room(fence).await {
             tracing::warn!(room = %fence.room_id, error = %e, "could not release the room");
         }
@@ -605,6 +605,13 @@ pub async fn claim_new(node: &ClusterNode, id: &str) -> Result<Fence, StoreError
             "a new room could not be claimed by this node: {other:?}"
         ))),
     }
+}
+
+/// A room just created and recorded: this node stops writing for it and gives it up in the
+/// database before the creation is answered, so the first request for it (on any node) claims it.
+pub async fn hand_back_new(node: &ClusterNode, fence: &Fence) {
+    node.forget(fence);
+    node.release_room(fence).await;
 }
 
 /// The room could not be created after its claim: give it back.

@@ -106,7 +106,7 @@ impl ActionLog for StoreLog {
                 tracing::warn!(room = %id, error = %e, "could not mark the room closed");
             }
             if let Some((node, fence)) = release {
-                node.release_closed(&fence).await;
+                node.release_room(&fence).await;
             }
         });
     }

@@ -204,8 +204,11 @@ pub async fn create_room(
         .await
         .map_err(store_error)?;
     // Cluster mode: this node owns the room before its first record is written.
-    let fence = match &state.cluster {
-        Some(node) => Some(cluster::claim_new(node, &id).await.map_err(store_error)?),
+    let claimed = match &state.cluster {
+        Some(node) => Some((
+            node,
+            cluster::claim_new(node, &id).await.map_err(store_error)?,
+        )),
         None => None,
     };
     let created = room::create(
@@ -217,18 +220,24 @@ pub async fn create_room(
         state.bot.clone(),
     )
     .await;
-    let handle = match (created, &state.cluster, fence) {
-        (Ok(handle), _, _) => handle,
-        (Err(e), Some(node), Some(fence)) => {
+    match (created, claimed) {
+        (Ok(handle), None) => state.registry.insert(id.clone(), handle),
+        // Cluster mode: the room's first record is written; the room is handed back so that the
+        // first request for it claims it wherever it lands. Behind a balancer that hashes on the
+        // room id that is the node all its later requests go to, so they need no redirect.
+        (Ok(handle), Some((node, fence))) => {
+            handle.stop().await;
+            cluster::hand_back_new(node, &fence).await;
+        }
+        (Err(e), Some((node, fence))) => {
             cluster::unclaim(node, &fence);
             return Err(e.into());
         }
-        (Err(e), _, _) => return Err(e.into()),
-    };
-    state.registry.insert(id, handle.clone());
+        (Err(e), None) => return Err(e.into()),
+    }
     Ok(Json(CreatedRoom {
-        room: handle.id().to_owned(),
-        invite: format!("{}/?room={}", state.base_url, handle.id()),
+        invite: format!("{}/?room={id}", state.base_url),
+        room: id,
         host_token,
     }))
 }

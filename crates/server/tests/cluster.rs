@@ -123,8 +123,12 @@ async fn other_nodes_redirect_to_the_owner_and_a_killed_owner_is_replaced() {
     let n1 = node(&db, SHORT);
     let n2 = node(&db, SHORT);
 
-    // A room made on node 1, asked for on node 2: REST answers 307 to the same path on node 1.
-    let (lobby, host_token) = create_room(n1.addr, chaturaji()).await;
+    // A room made on node 2 is handed back at once: the first node asked for it claims it (node 1
+    // here, as a balancer hashing on the room id would choose). Asked on node 2 again: REST answers
+    // 307 to the same path on node 1.
+    let (lobby, host_token) = create_room(n2.addr, chaturaji()).await;
+    let (status, _, body) = http_raw(n1.addr, "GET", &format!("/rooms/{lobby}"), None, None).await;
+    assert_eq!(status, 200, "{body}");
     let (status, head, body) =
         http_raw(n2.addr, "GET", &format!("/rooms/{lobby}"), None, None).await;
     let on_n1 = format!("http://{}/rooms/{lobby}", n1.addr);
@@ -136,9 +140,14 @@ async fn other_nodes_redirect_to_the_owner_and_a_killed_owner_is_replaced() {
     let (status, body) = host(n2.addr, &lobby, "cpu", &host_token).await;
     assert_eq!(status, 307, "{body}");
     assert_eq!(body["url"], format!("{on_n1}/cpu"));
-    // Lists, leaderboards and room creation are answered by any node; the list spans the nodes.
+    // Lists, leaderboards and room creation are answered by any node; the list spans the nodes (a
+    // new room is listed once a node serves it: here its host's first request claims it).
     let (public, _) = create_room(n1.addr, json!({"game": "chaturaji", "public": true})).await;
-    let (mine, _) = create_room(n2.addr, json!({"game": "fourchess", "public": true})).await;
+    let (mine, _) = create_room(n1.addr, json!({"game": "fourchess", "public": true})).await;
+    for (room, on) in [(&public, n1.addr), (&mine, n2.addr)] {
+        let (status, _, body) = http_raw(on, "GET", &format!("/rooms/{room}"), None, None).await;
+        assert_eq!(status, 200, "{body}");
+    }
     for path in ["/rooms", "/leaderboard?pool=chaturaji"] {
         let (status, _, body) = http_raw(n2.addr, "GET", path, None, None).await;
         assert_eq!(status, 200, "{path}: {body}");
@@ -219,8 +228,8 @@ async fn other_nodes_redirect_to_the_owner_and_a_killed_owner_is_replaced() {
     let epochs = assert_log_is_sound(&db, &room).await;
     assert_eq!(
         epochs,
-        vec![1, 2],
-        "node 1 wrote under epoch 1, node 2 under 2"
+        vec![1, 2, 3],
+        "node 1 created the room under epoch 1 and served it under 2 (claimed by the first request after the creation handed it back), node 2 under 3"
     );
     let all: Vec<_> = acked.iter().chain(&more).cloned().collect();
     assert_acked_once(&db, &room, &all).await;
@@ -293,7 +302,8 @@ async fn a_paused_owner_is_fenced_when_it_wakes_and_closes_its_clients() {
     let answer = c2.until(|m| m["t"] == "ack" || m["t"] == "error").await;
     assert_eq!(answer["t"], "ack", "{answer}");
     let epochs = assert_log_is_sound(&db, &room).await;
-    assert_eq!(epochs, vec![1, 2]);
+    // Epoch 1: the creation; 2: node 1 serving it; 3: node 2 after the failover.
+    assert_eq!(epochs, vec![1, 2, 3]);
     let mut all = acked.clone();
     all.push((next_ack, action));
     assert_acked_once(&db, &room, &all).await;
@@ -341,7 +351,7 @@ async fn a_drained_node_gives_its_rooms_up_at_once() {
     let more = play(&mut c, &mut after, &mut next_ack, 1).await;
     assert!(more.len() == 1 || after.game_over.is_some());
     if !more.is_empty() {
-        assert_eq!(assert_log_is_sound(&db, &room).await, vec![1, 2]);
+        assert_eq!(assert_log_is_sound(&db, &room).await, vec![1, 2, 3]);
     }
     drop(c);
     drop(n2);
@@ -379,8 +389,8 @@ async fn a_dead_nodes_game_is_adopted_without_anyone_asking() {
     .expect("the game moved to node 2 and went on");
     let (status, _, body) = http_raw(n2.addr, "GET", &format!("/rooms/{room}"), None, None).await;
     assert_eq!(status, 200, "node 2 serves it: {body}");
-    assert_eq!(moved.epoch, 2);
-    assert_eq!(assert_log_is_sound(&db, &room).await, vec![1, 2]);
+    assert_eq!(moved.epoch, 3, "creation, node 1, then node 2");
+    assert_eq!(assert_log_is_sound(&db, &room).await, vec![1, 2, 3]);
     assert_eq!(metric(n2.addr, "fourkings_cluster_claims_total").await, 1.0);
     drop(n2);
     db.cleanup().await;

@@ -240,14 +240,19 @@ impl Cluster {
         .transpose()
     }
 
-    /// Up to `limit` rooms, in random order, that still have a game to serve and that nobody validly
-    /// owns: their node died (lease expired) or drained. Rooms never claimed (being created) and
-    /// closed or finished rooms are left alone. Live nodes sweep these up, so a game whose players
-    /// are all away or CPUs goes on without waiting for someone to ask for it.
+    /// Up to `limit` rooms, in random order, with a game in progress (its log started and no finished
+    /// game recorded for it) that nobody validly owns: their node died (lease expired) or drained.
+    /// Live nodes sweep these up, so a game whose players are all away or CPUs goes on without
+    /// waiting for someone to ask for it. Rooms between games are left to whoever asks for them
+    /// next (nothing runs in them: no turn, no timer), and so are closed rooms.
     pub async fn orphaned_rooms(&self, limit: i64) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query(
             "SELECT r.id FROM rooms r \
-             WHERE r.state IN ('lobby', 'playing') AND r.owner_epoch IS NOT NULL \
+             CROSS JOIN LATERAL (SELECT max(l.game_no) AS game_no FROM room_log l \
+                                 WHERE l.room_id = r.id) last \
+             WHERE r.state IN ('lobby', 'playing') AND last.game_no >= 1 \
+               AND NOT EXISTS (SELECT 1 FROM games g \
+                               WHERE g.room_id = r.id AND g.game_no = last.game_no) \
                AND NOT EXISTS (SELECT 1 FROM nodes n \
                                WHERE n.id = r.owner_node AND n.lease_until > now()) \
              ORDER BY random() LIMIT $1",

@@ -296,24 +296,44 @@ async fn group_commit_across_rooms_keeps_going_when_one_room_is_fenced() {
 }
 
 #[tokio::test]
-async fn orphaned_rooms_are_those_of_dead_or_drained_nodes_with_a_game_left() {
+async fn orphaned_rooms_are_games_in_progress_of_dead_or_drained_nodes() {
     // A lease long enough that set-up on a loaded machine does not outlive it.
     let lease = LeaseConfig {
         ttl: Duration::from_millis(2000),
         renew_every: Duration::from_millis(250),
     };
-    let Some((db, store, cluster)) =
-        setup(&["alive", "dead", "drained", "closed", "new"], lease).await
-    else {
+    let rooms = ["alive", "dead", "drained", "closed", "lobby", "finished"];
+    let Some((db, store, cluster)) = setup(&rooms, lease).await else {
         return;
     };
     let a = cluster.register_node("http://a").await.unwrap();
     let b = cluster.register_node("http://b").await.unwrap();
     let c = cluster.register_node("http://c").await.unwrap();
-    claimed(cluster.claim_room(&a, "alive").await.unwrap());
-    claimed(cluster.claim_room(&b, "dead").await.unwrap());
-    claimed(cluster.claim_room(&c, "drained").await.unwrap());
-    let (closed, _) = claimed(cluster.claim_room(&c, "closed").await.unwrap());
+    // Every room but "lobby" has a game started (its log has entries of game 1).
+    for (room, node) in [
+        ("alive", &a),
+        ("dead", &b),
+        ("drained", &c),
+        ("closed", &c),
+        ("lobby", &c),
+        ("finished", &c),
+    ] {
+        let (fence, _) = claimed(cluster.claim_room(node, room).await.unwrap());
+        let entries: Vec<LogEntry> = if room == "lobby" {
+            vec![LogEntry {
+                game_no: 0,
+                ..entry(room, 0)
+            }]
+        } else {
+            vec![entry(room, 0), entry(room, 1)]
+        };
+        assert_eq!(
+            cluster.fenced_append(&fence, 0, &entries).await.unwrap(),
+            Appended::Written {
+                last_seq: entries.len() as i64
+            }
+        );
+    }
     let room = store.room("closed").await.unwrap().unwrap();
     store
         .update_room(
@@ -324,9 +344,31 @@ async fn orphaned_rooms_are_those_of_dead_or_drained_nodes_with_a_game_left() {
         )
         .await
         .unwrap();
-    cluster.release_room(&closed).await.unwrap();
+    let cpu = || store::SeatPlayer {
+        player_id: "cpu:easy".into(),
+        cpu_finished: false,
+    };
+    store
+        .record_game(&store::FinishedGame {
+            id: "finished-1".into(),
+            room_id: "finished".into(),
+            game_no: 1,
+            pool: rating::Pool::Chaturaji,
+            rated: false,
+            options: json!({}),
+            first_seat: rules::Seat::Red,
+            dice_commit: None,
+            revealed_seed: None,
+            seats: [cpu(), cpu(), cpu(), cpu()],
+            result: rating::GameResult::Places([1, 2, 3, 4]),
+            standings: json!([]),
+            record: json!({}),
+            finished_at: 0,
+        })
+        .await
+        .unwrap();
+    // C drains: of its rooms only the one with a game still running is an orphan.
     cluster.release_node(&c).await.unwrap();
-    // Nobody owns anything yet that is not alive: only the drained room is an orphan.
     assert_eq!(
         cluster.orphaned_rooms(10).await.unwrap(),
         vec!["drained".to_owned()]
