@@ -105,14 +105,25 @@ export async function joinRoom(page, invite, name) {
   return attr(page, 'my-seat');
 }
 
-/** The seats whose pieces stand on the bottom row of the board as drawn. */
-export function bottomRowSeats(page) {
+/** The squares of the bottom row of the board as drawn: `{ name, seat }`, `seat` the owner of the piece
+ * standing there (or undefined). */
+function bottomRow(page) {
   return page.evaluate(() => {
     const cells = [...document.querySelectorAll('.sq')];
     const ys = cells.map((c) => Number(c.getAttribute('transform').match(/,([0-9.]+)\)/)[1]));
     const maxY = Math.max(...ys);
-    return cells.filter((c, i) => ys[i] === maxY && c.dataset.piece).map((c) => c.dataset.piece.split(':')[0]);
+    return cells.filter((c, i) => ys[i] === maxY).map((c) => ({ name: c.dataset.sq, seat: c.dataset.piece?.split(':')[0] }));
   });
+}
+
+/** The seats whose pieces stand on the bottom row of the board as drawn. */
+export async function bottomRowSeats(page) {
+  return (await bottomRow(page)).filter((c) => c.seat).map((c) => c.seat);
+}
+
+/** The names of the bottom row's squares as drawn. */
+export async function bottomRowSquares(page) {
+  return (await bottomRow(page)).map((c) => c.name);
 }
 
 /** A REST call from the test itself (to check what the server holds, not what the page shows). */

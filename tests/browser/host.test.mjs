@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launchBrowser, newPlayer, SHOTS, attr, createRoom, joinRoom, bottomRowSeats, rest } from './harness.mjs';
+import { startServer, launchBrowser, newPlayer, SHOTS, attr, createRoom, joinRoom, bottomRowSquares, rest } from './harness.mjs';
 
 let server;
 let browser;
@@ -184,15 +184,26 @@ test('four-player chess settings: mode and an empty move limit, then a bad move 
   await host.context().close();
 });
 
-/** How many of `seat`'s pieces stand on the bottom row as drawn (a seat's back row: Chaturaji 4 of
- * the 8 squares, the other 4 are a neighbour's; four-player chess 8). */
-const ownOnBottom = async (page, seat) => (await bottomRowSeats(page)).filter((s) => s === seat).length;
+/** Whether the bottom row as drawn is `seat`'s home edge (Red rank 1, Yellow the last rank, Blue file a,
+ * Green the last file; thrones C.20: Red d1, Blue a5, Yellow e8, Green h4), all 8 squares of it. Squares,
+ * not pieces: CPU seats may already have moved (a throw red cannot use passes the turn on). */
+const EDGE = { chaturaji: { lastFile: 'h', lastRank: 8 }, fourchess: { lastFile: 'n', lastRank: 14 } };
+async function homeAtBottom(page, game, seat) {
+  const squares = await bottomRowSquares(page);
+  const { lastFile, lastRank } = EDGE[game];
+  const onEdge = (name) => {
+    const file = name[0];
+    const rank = Number(name.slice(1));
+    return { red: rank === 1, yellow: rank === lastRank, blue: file === 'a', green: file === lastFile }[seat];
+  };
+  return squares.length === 8 && squares.every(onEdge) ? 'home' : squares.join(' ');
+}
 
 test('a spectator chooses the side at the bottom; a player always sees its own seat there', async () => {
-  for (const [game, perRow] of [['chaturaji', 4], ['fourchess', 8]]) {
+  for (const game of ['chaturaji', 'fourchess']) {
     const host = await newPlayer(browser);
     const id = await createRoom(host, server.url, { name: 'Kofi', game });
-    await host.click('#start-game'); // three CPUs join; Red (the host) is to move, so the board stays put
+    await host.click('#start-game'); // three CPUs join
     await host.waitForSelector('#room[data-phase="playing"]');
     const invite = await host.locator('#invite-link').getAttribute('href');
     assert.match(invite, new RegExp(id));
@@ -201,25 +212,25 @@ test('a spectator chooses the side at the bottom; a player always sees its own s
     await spectator.goto(invite);
     await spectator.waitForSelector('#view-seat');
     await spectator.waitForSelector('#room[data-view="red"]');
-    assert.equal(await ownOnBottom(spectator, 'red'), perRow);
+    assert.equal(await homeAtBottom(spectator, game, 'red'), 'home');
     for (const seat of ['yellow', 'green', 'blue']) {
       await spectator.selectOption('#view-seat', seat);
       await spectator.waitForSelector(`#room[data-view="${seat}"]`);
-      assert.equal(await ownOnBottom(spectator, seat), perRow, `${game} seen from ${seat}`);
+      assert.equal(await homeAtBottom(spectator, game, seat), 'home', `${game} seen from ${seat}`);
     }
     if (game === 'fourchess') await spectator.screenshot({ path: path.join(SHOTS, 'fourchess-spectator-blue.png') });
     // The choice stays on this device.
     await spectator.reload();
     await spectator.waitForSelector('#room[data-view="blue"]');
     assert.equal(await spectator.inputValue('#view-seat'), 'blue');
-    assert.equal(await ownOnBottom(spectator, 'blue'), perRow);
+    assert.equal(await homeAtBottom(spectator, game, 'blue'), 'home');
 
     // A player has no such choice: even with a remembered spectator side, its own seat is at the bottom.
     await host.evaluate(() => localStorage.setItem('fk.view', 'green'));
     await host.reload();
     await host.waitForSelector('#room[data-my-seat="red"][data-view="red"]');
     assert.equal(await host.locator('#view-seat').count(), 0);
-    assert.equal(await ownOnBottom(host, 'red'), perRow);
+    assert.equal(await homeAtBottom(host, game, 'red'), 'home');
     for (const p of [host, spectator]) {
       assert.deepEqual(p.errors || [], [], 'no script errors');
       await p.context().close();
