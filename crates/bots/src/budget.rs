@@ -99,6 +99,11 @@ impl<'c> Meter<'c> {
     pub(crate) fn out(&self) -> bool {
         self.out
     }
+
+    /// Nodes left in the node budget.
+    pub(crate) fn remaining(&self) -> u64 {
+        self.budget.max_nodes.saturating_sub(self.nodes)
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 mod eval;
 mod greedy;
+mod mc;
 mod round;
 mod search;
 mod turns;
@@ -36,6 +37,8 @@ struct Profile {
     /// ([`round`]). Entry `k` is how many of the best turns so far are searched `k + 1` opponent turns
     /// deep (empty: no forecast).
     forecast: &'static [usize],
+    /// Instead of either: Monte-Carlo simulations of the rest of the game ([`mc`]).
+    mc: Option<mc::McProfile>,
 }
 
 fn profile(level: Level) -> Profile {
@@ -45,18 +48,24 @@ fn profile(level: Level) -> Profile {
             beams: Beams { root: 0, inner: 0 },
             noise: 0.6,
             forecast: &[],
+            mc: None,
         },
         Level::Medium => Profile {
             max_depth: 2,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.05,
             forecast: &[],
+            mc: None,
         },
         _ => Profile {
             max_depth: 2,
             beams: Beams { root: 8, inner: 3 },
             noise: 0.01,
             forecast: &[usize::MAX, 16, 8],
+            mc: Some(mc::McProfile {
+                max_candidates: 32,
+                margin_weight: 0.05,
+            }),
         },
     }
 }
@@ -103,7 +112,7 @@ impl ChaturajiBot {
         let (actions, depth) = match self.level {
             Level::Random => (random_turn(game, seat, &mut rng), 0),
             Level::Greedy => (greedy_turn(game, seat, &mut rng, &mut meter), 0),
-            level => search_turn(game, seat, profile(level), &mut rng, &mut meter),
+            level => search_turn(game, seat, profile(level), rng_seed, &mut rng, &mut meter),
         };
         Ok(Choice {
             actions,
@@ -162,6 +171,7 @@ fn search_turn(
     game: &Game,
     seat: Seat,
     profile: Profile,
+    seed: u64,
     rng: &mut Rng,
     meter: &mut Meter,
 ) -> (Vec<Action>, u32) {
@@ -174,6 +184,11 @@ fn search_turn(
                 .unwrap_or_default(),
             0,
         );
+    }
+    if let Some(mc) = profile.mc {
+        let budget = meter.remaining();
+        let (best, sims) = mc::choose(&ends, seat, mc, seed, meter, budget);
+        return (ends[best].actions.clone(), sims);
     }
     let me = seat.index();
     let noise: Vec<f32> = ends
