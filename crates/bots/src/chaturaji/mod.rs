@@ -65,6 +65,8 @@ fn profile(level: Level) -> Profile {
             mc: Some(mc::McProfile {
                 max_candidates: 32,
                 margin_weight: 0.05,
+                own: mc::Policy::Greedy,
+                others: mc::Policy::PointsEval,
             }),
         },
     }
