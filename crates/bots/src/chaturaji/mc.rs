@@ -175,7 +175,11 @@ pub(crate) fn rollout_turn(
                 continue;
             };
             let key2 = gains(&applied2, seat);
-            consider((key1.0 + key2.0, key1.1 + key2.1), [Some(m1), Some(m2)], rng);
+            consider(
+                (key1.0 + key2.0, key1.1 + key2.1),
+                [Some(m1), Some(m2)],
+                rng,
+            );
         }
     }
     for m in best.into_iter().flatten() {
@@ -427,7 +431,10 @@ mod tests {
         let nodes: u64 = env("MC_NODES", 240_000);
         let games: u64 = env("GAMES", 100);
         let seed: u64 = env("SEED", 1);
-        let opp: Level = std::env::var("OPP").ok().and_then(|v| v.parse().ok()).unwrap_or(Level::Greedy);
+        let opp: Level = std::env::var("OPP")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(Level::Greedy);
         let threads: u64 = env("THREADS", 2);
         let results = std::sync::Mutex::new(Vec::new());
         std::thread::scope(|scope| {
@@ -456,12 +463,22 @@ mod tests {
                                         if ends.len() == 1 {
                                             ends[0].actions.clone()
                                         } else {
-                                            let (i, _) = choose(&ends, s, profile, bseed, &mut meter, nodes);
+                                            let (i, _) =
+                                                choose(&ends, s, profile, bseed, &mut meter, nodes);
                                             ends[i].actions.clone()
                                         }
                                     } else {
                                         let budget = ChaturajiBot::default_budget(opp);
-                                        other.choose(&game, s, Budget::nodes(budget.max_nodes), bseed, &NoClock).unwrap().actions
+                                        other
+                                            .choose(
+                                                &game,
+                                                s,
+                                                Budget::nodes(budget.max_nodes),
+                                                bseed,
+                                                &NoClock,
+                                            )
+                                            .unwrap()
+                                            .actions
                                     };
                                     for a in actions {
                                         game.apply(a).unwrap();
