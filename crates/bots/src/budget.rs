@@ -60,9 +60,9 @@ pub(crate) struct Meter<'c> {
 }
 
 impl<'c> Meter<'c> {
-    /// Reading the clock costs far less than a node; every 64 nodes keeps the overshoot under a
+    /// Reading the clock costs far less than a node; every 16 nodes keeps the overshoot under a
     /// millisecond of computing.
-    pub(crate) const CHECK_EVERY: u64 = 64;
+    pub(crate) const CHECK_EVERY: u64 = 16;
 
     pub(crate) fn new(budget: Budget, clock: &'c dyn Clock) -> Meter<'c> {
         Meter {
@@ -98,6 +98,11 @@ impl<'c> Meter<'c> {
     #[inline]
     pub(crate) fn out(&self) -> bool {
         self.out
+    }
+
+    /// Nodes left in the node budget.
+    pub(crate) fn remaining(&self) -> u64 {
+        self.budget.max_nodes.saturating_sub(self.nodes)
     }
 }
 

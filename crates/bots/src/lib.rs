@@ -20,8 +20,8 @@
 //! ```
 //!
 //! Modules: [`budget`] (budget, clock, node meter), [`rng`] (the seeded generator), [`chaturaji`]
-//! (expectimax over whole turns and the dice), [`fourchess`] (alpha-beta: Teams as two sides, FFA
-//! paranoid).
+//! (expectimax over whole turns and the dice; Monte-Carlo simulations for `hard`), [`fourchess`]
+//! (alpha-beta: Teams as two sides, FFA paranoid).
 
 pub mod budget;
 pub mod chaturaji;
@@ -44,7 +44,8 @@ pub struct Choice<A> {
     pub actions: Vec<A>,
     /// Search nodes spent (positions made).
     pub nodes: u64,
-    /// Deepest search iteration completed (0: the choice came without search).
+    /// Deepest search iteration completed (0: the choice came without search). Chaturaji `hard`: the
+    /// simulations the chosen end of the turn got.
     pub depth: u32,
     /// Whether the clock cut the search short (the choice is then not reproducible from the seed).
     pub timed_out: bool,

@@ -1,16 +1,15 @@
-//! The Chaturaji player: it picks a whole turn (its moves for both dice, and the end) by expectimax over
-//! the following seats' dice ([`search`]), with an evaluation that knows points, material, kings, the
-//! Chaturaji, boat triumph (through the search), waiting pawns and dice-weighted threats ([`eval`]).
+//! The Chaturaji player: it picks a whole turn (its moves for both dice, and the end) among every
+//! distinct end of its turn ([`turns`]), with an evaluation that knows points, material, kings, the
+//! Chaturaji, waiting pawns and dice-weighted threats ([`eval`]).
 //!
 //! Levels: `easy` judges each end of its turn statically, with noise (it slips); `medium` adds the
-//! next seat's reply over all its throws (max-n: that seat plays for its own evaluation); `hard`
-//! forecasts the whole round that follows its turn, every opponent over all its throws, each throw
-//! answered the way a points-greedy player would ([`round`], [`greedy`]), on a narrowing beam of its
-//! best turns.
+//! next seat's reply over all its throws (max-n expectimax, [`search`]: that seat plays for its own
+//! evaluation); `hard` plays the rest of the game out many times from its best ends with random dice
+//! and judges each end by its share of first places ([`mc`]: Monte-Carlo with common random numbers
+//! and successive halving).
 
 mod eval;
-mod greedy;
-mod round;
+mod mc;
 mod search;
 mod turns;
 
@@ -18,7 +17,6 @@ use crate::budget::{Budget, Clock, Meter};
 use crate::level::{Level, budget};
 use crate::rng::Rng;
 use crate::{BotError, Choice};
-use round::RoundSearch;
 use rules::Seat;
 use rules::chaturaji::{Action, Game, Phase};
 use search::{Beams, Search};
@@ -32,10 +30,8 @@ struct Profile {
     beams: Beams,
     /// Random noise added to each candidate's value: weaker levels make human-like slips.
     noise: f32,
-    /// Instead of the max-n tree: forecast the opponents' turns as a points-greedy player's
-    /// ([`round`]). Entry `k` is how many of the best turns so far are searched `k + 1` opponent turns
-    /// deep (empty: no forecast).
-    forecast: &'static [usize],
+    /// Instead of the max-n tree: Monte-Carlo simulations of the rest of the game ([`mc`]).
+    mc: Option<mc::McProfile>,
 }
 
 fn profile(level: Level) -> Profile {
@@ -44,19 +40,24 @@ fn profile(level: Level) -> Profile {
             max_depth: 1,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.6,
-            forecast: &[],
+            mc: None,
         },
         Level::Medium => Profile {
             max_depth: 2,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.05,
-            forecast: &[],
+            mc: None,
         },
         _ => Profile {
-            max_depth: 2,
-            beams: Beams { root: 8, inner: 3 },
-            noise: 0.01,
-            forecast: &[usize::MAX, 16, 8],
+            max_depth: 1,
+            beams: Beams { root: 0, inner: 0 },
+            noise: 0.0,
+            mc: Some(mc::McProfile {
+                max_candidates: 32,
+                margin_weight: 0.05,
+                own: mc::Policy::Greedy,
+                others: mc::Policy::PointsEval,
+            }),
         },
     }
 }
@@ -103,7 +104,7 @@ impl ChaturajiBot {
         let (actions, depth) = match self.level {
             Level::Random => (random_turn(game, seat, &mut rng), 0),
             Level::Greedy => (greedy_turn(game, seat, &mut rng, &mut meter), 0),
-            level => search_turn(game, seat, profile(level), &mut rng, &mut meter),
+            level => search_turn(game, seat, profile(level), rng_seed, &mut rng, &mut meter),
         };
         Ok(Choice {
             actions,
@@ -162,6 +163,7 @@ fn search_turn(
     game: &Game,
     seat: Seat,
     profile: Profile,
+    seed: u64,
     rng: &mut Rng,
     meter: &mut Meter,
 ) -> (Vec<Action>, u32) {
@@ -175,6 +177,11 @@ fn search_turn(
             0,
         );
     }
+    if let Some(mc) = profile.mc {
+        let budget = meter.remaining();
+        let (best, sims) = mc::choose(&ends, seat, mc, seed, meter, budget);
+        return (ends[best].actions.clone(), sims);
+    }
     let me = seat.index();
     let noise: Vec<f32> = ends
         .iter()
@@ -183,32 +190,21 @@ fn search_turn(
     // Depth 1: every end judged statically.
     let mut values: Vec<f32> = ends.iter().map(|e| eval::evaluate(&e.game)[me]).collect();
     let mut depth = 1;
-    if profile.forecast.is_empty() {
-        let mut search = Search::new(game, meter, profile.beams);
-        for d in 2..=profile.max_depth {
-            // Beyond depth 2 only a beam of the most promising ends.
-            let beam = if d > 2 {
-                profile.beams.root
-            } else {
-                usize::MAX
-            };
-            let Some(next) = deepen(&ends, &values, beam, |g| {
-                search.between_turns(g, d - 1).map(|v| v[me])
-            }) else {
-                break;
-            };
-            values = next;
-            depth = d;
-        }
-    } else {
-        let mut search = RoundSearch::new(game, meter);
-        for (k, &beam) in (1..).zip(profile.forecast) {
-            let Some(next) = deepen(&ends, &values, beam, |g| search.expect(g, seat, k)) else {
-                break;
-            };
-            values = next;
-            depth = k + 1;
-        }
+    let mut search = Search::new(game, meter, profile.beams);
+    for d in 2..=profile.max_depth {
+        // Beyond depth 2 only a beam of the most promising ends.
+        let beam = if d > 2 {
+            profile.beams.root
+        } else {
+            usize::MAX
+        };
+        let Some(next) = deepen(&ends, &values, beam, |g| {
+            search.between_turns(g, d - 1).map(|v| v[me])
+        }) else {
+            break;
+        };
+        values = next;
+        depth = d;
     }
     let best = (0..ends.len())
         .max_by(|&a, &b| (values[a] + noise[a]).total_cmp(&(values[b] + noise[b])))
