@@ -312,15 +312,8 @@ pub(crate) fn choose(
 mod tests {
     use super::*;
     use crate::budget::Budget;
-    use crate::{ChaturajiBot, Level, NoClock};
+    use crate::NoClock;
     use rules::chaturaji::Options;
-
-    fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    }
 
     fn random_position(rng: &mut Rng, turns: usize) -> Game {
         let mut game = Game::new(Options::default(), Seat::Red).unwrap();
@@ -411,98 +404,5 @@ mod tests {
         let policies = (Policy::Greedy, Policy::Greedy);
         assert!(simulate(&game, Seat::Red, policies, &mut rng, &mut meter).is_none());
         assert!(meter.out());
-    }
-
-    /// Screening harness (not a test): one Monte-Carlo seat with the profile from the environment
-    /// against three bots of level `OPP`, rotated; prints the first-place share.
-    #[test]
-    #[ignore]
-    fn screen() {
-        let profile = McProfile {
-            max_candidates: env("MC_CAND", 32),
-            margin_weight: env("MC_MARGIN", 0.05),
-            own: Policy::Greedy,
-            others: if env("MC_OTHERS", 1) == 1 {
-                Policy::PointsEval
-            } else {
-                Policy::Greedy
-            },
-        };
-        let nodes: u64 = env("MC_NODES", 240_000);
-        let games: u64 = env("GAMES", 100);
-        let seed: u64 = env("SEED", 1);
-        let opp: Level = std::env::var("OPP")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(Level::Greedy);
-        let threads: u64 = env("THREADS", 2);
-        let results = std::sync::Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for t in 0..threads {
-                let results = &results;
-                scope.spawn(move || {
-                    for g in (t..games).step_by(threads as usize) {
-                        let mut dice_rng = Rng::new(seed.wrapping_mul(1000).wrapping_add(g));
-                        let mc_seat = Seat::ALL[(g % 4) as usize];
-                        let mut game = Game::new(Options::default(), Seat::Red).unwrap();
-                        let mut other = ChaturajiBot::new(opp);
-                        let faces: Vec<u8> = game.options().dice.faces().collect();
-                        loop {
-                            match game.phase() {
-                                Phase::Over => break,
-                                Phase::AwaitingRoll(_) => {
-                                    let dice = [0, 0].map(|_| faces[dice_rng.below(faces.len())]);
-                                    game.apply(Action::Roll { dice }).unwrap();
-                                }
-                                Phase::Moving(s) => {
-                                    let bseed = dice_rng.next_u64();
-                                    let actions = if s == mc_seat {
-                                        let mut meter = Meter::new(Budget::nodes(nodes), &NoClock);
-                                        let mut unl = Meter::new(Budget::nodes(u64::MAX), &NoClock);
-                                        let ends = turn_ends(&game, s, &mut unl);
-                                        if ends.len() == 1 {
-                                            ends[0].actions.clone()
-                                        } else {
-                                            let (i, _) =
-                                                choose(&ends, s, profile, bseed, &mut meter, nodes);
-                                            ends[i].actions.clone()
-                                        }
-                                    } else {
-                                        let budget = ChaturajiBot::default_budget(opp);
-                                        other
-                                            .choose(
-                                                &game,
-                                                s,
-                                                Budget::nodes(budget.max_nodes),
-                                                bseed,
-                                                &NoClock,
-                                            )
-                                            .unwrap()
-                                            .actions
-                                    };
-                                    for a in actions {
-                                        game.apply(a).unwrap();
-                                    }
-                                }
-                            }
-                        }
-                        let o = game.outcome().unwrap();
-                        let firsts = o.standings.iter().filter(|s| s.place == 1).count() as f64;
-                        let st = o.standings[mc_seat.index()];
-                        let first = if st.place == 1 { 1.0 / firsts } else { 0.0 };
-                        results.lock().unwrap().push((first, st.points));
-                    }
-                });
-            }
-        });
-        let r = results.into_inner().unwrap();
-        let n = r.len() as f64;
-        let p = r.iter().map(|x| x.0).sum::<f64>() / n;
-        let pts = r.iter().map(|x| x.1 as f64).sum::<f64>() / n;
-        println!(
-            "SCREEN {profile:?} nodes {nodes} opp {opp} games {n}: first {:.1}% +- {:.1}, points {pts:.2}",
-            100.0 * p,
-            100.0 * 1.96 * (p * (1.0 - p) / n).sqrt()
-        );
     }
 }
