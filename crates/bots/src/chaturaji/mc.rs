@@ -311,8 +311,8 @@ pub(crate) fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::Budget;
     use crate::NoClock;
+    use crate::budget::Budget;
     use rules::chaturaji::Options;
 
     fn random_position(rng: &mut Rng, turns: usize) -> Game {
