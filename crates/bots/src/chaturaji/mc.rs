@@ -14,7 +14,7 @@
 //! few.
 
 use super::eval::evaluate;
-use super::turns::{TurnEnd, gains, turn_ends};
+use super::turns::{TurnEnd, gains, greediest, turn_ends};
 use crate::budget::Meter;
 use crate::rng::Rng;
 use rules::Seat;
@@ -209,12 +209,8 @@ fn points_eval_turn(game: &Game, seat: Seat, meter: &mut Meter) -> Option<Game> 
     if meter.out() {
         return None;
     }
-    let top = ends.iter().map(|e| (e.points, e.captures)).max();
     let mut best: Option<(f32, Game)> = None;
-    for e in ends
-        .into_iter()
-        .filter(|e| Some((e.points, e.captures)) == top)
-    {
+    for e in greediest(ends) {
         // An evaluation costs about as much as a position made: it counts as a node.
         if meter.tick() {
             return None;
@@ -229,7 +225,7 @@ fn points_eval_turn(game: &Game, seat: Seat, meter: &mut Meter) -> Option<Game> 
 
 /// The index of the best of `ends` for `seat` (at least two ends). Successive halving: each round
 /// gives the surviving candidates the same simulations (common random numbers) until the round's share
-/// of the node budget is spent, then keeps the better half. Returns the choice and the number of
+/// of the meter's remaining node budget is spent, then keeps the better half. Returns the choice and the number of
 /// simulations the winner got.
 pub(crate) fn choose(
     ends: &[TurnEnd],
@@ -237,8 +233,8 @@ pub(crate) fn choose(
     profile: McProfile,
     seed: u64,
     meter: &mut Meter,
-    node_budget: u64,
 ) -> (usize, u32) {
+    let node_budget = meter.remaining();
     let me = seat.index();
     // Candidates: the best by the static evaluation.
     let statics: Vec<f32> = ends.iter().map(|e| evaluate(&e.game)[me]).collect();

@@ -24,41 +24,37 @@ use turns::{TurnEnd, turn_ends};
 
 /// How a level searches.
 #[derive(Debug, Clone, Copy)]
-struct Profile {
-    /// Turns searched (1: only its own turn, judged statically).
-    max_depth: u32,
-    beams: Beams,
-    /// Random noise added to each candidate's value: weaker levels make human-like slips.
-    noise: f32,
-    /// Instead of the max-n tree: Monte-Carlo simulations of the rest of the game ([`mc`]).
-    mc: Option<mc::McProfile>,
+enum Profile {
+    /// Iterative deepening over the max-n tree ([`search`]).
+    Tree {
+        /// Turns searched (1: only its own turn, judged statically).
+        max_depth: u32,
+        beams: Beams,
+        /// Random noise added to each candidate's value: weaker levels make human-like slips.
+        noise: f32,
+    },
+    /// Monte-Carlo simulations of the rest of the game ([`mc`]).
+    MonteCarlo(mc::McProfile),
 }
 
 fn profile(level: Level) -> Profile {
     match level {
-        Level::Easy => Profile {
+        Level::Easy => Profile::Tree {
             max_depth: 1,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.6,
-            mc: None,
         },
-        Level::Medium => Profile {
+        Level::Medium => Profile::Tree {
             max_depth: 2,
             beams: Beams { root: 0, inner: 0 },
             noise: 0.05,
-            mc: None,
         },
-        _ => Profile {
-            max_depth: 1,
-            beams: Beams { root: 0, inner: 0 },
-            noise: 0.0,
-            mc: Some(mc::McProfile {
-                max_candidates: 32,
-                margin_weight: 0.05,
-                own: mc::Policy::Greedy,
-                others: mc::Policy::PointsEval,
-            }),
-        },
+        _ => Profile::MonteCarlo(mc::McProfile {
+            max_candidates: 32,
+            margin_weight: 0.05,
+            own: mc::Policy::Greedy,
+            others: mc::Policy::PointsEval,
+        }),
     }
 }
 
@@ -148,11 +144,7 @@ fn all_ends(game: &Game, seat: Seat) -> Vec<TurnEnd> {
 fn greedy_turn(game: &Game, seat: Seat, rng: &mut Rng, meter: &mut Meter) -> Vec<Action> {
     let ends = all_ends(game, seat);
     meter.nodes += ends.len() as u64;
-    let best = ends.iter().map(|e| (e.points, e.captures)).max();
-    let top: Vec<&TurnEnd> = ends
-        .iter()
-        .filter(|e| Some((e.points, e.captures)) == best)
-        .collect();
+    let top = turns::greediest(ends);
     top.get(rng.below(top.len().max(1)))
         .map(|e| e.actions.clone())
         .unwrap_or_default()
@@ -177,27 +169,29 @@ fn search_turn(
             0,
         );
     }
-    if let Some(mc) = profile.mc {
-        let budget = meter.remaining();
-        let (best, sims) = mc::choose(&ends, seat, mc, seed, meter, budget);
-        return (ends[best].actions.clone(), sims);
-    }
+    let (max_depth, beams, noise) = match profile {
+        Profile::Tree {
+            max_depth,
+            beams,
+            noise,
+        } => (max_depth, beams, noise),
+        Profile::MonteCarlo(mc) => {
+            let (best, sims) = mc::choose(&ends, seat, mc, seed, meter);
+            return (ends[best].actions.clone(), sims);
+        }
+    };
     let me = seat.index();
     let noise: Vec<f32> = ends
         .iter()
-        .map(|_| (rng.unit() as f32 - 0.5) * 2.0 * profile.noise)
+        .map(|_| (rng.unit() as f32 - 0.5) * 2.0 * noise)
         .collect();
     // Depth 1: every end judged statically.
     let mut values: Vec<f32> = ends.iter().map(|e| eval::evaluate(&e.game)[me]).collect();
     let mut depth = 1;
-    let mut search = Search::new(game, meter, profile.beams);
-    for d in 2..=profile.max_depth {
+    let mut search = Search::new(game, meter, beams);
+    for d in 2..=max_depth {
         // Beyond depth 2 only a beam of the most promising ends.
-        let beam = if d > 2 {
-            profile.beams.root
-        } else {
-            usize::MAX
-        };
+        let beam = if d > 2 { beams.root } else { usize::MAX };
         let Some(next) = deepen(&ends, &values, beam, |g| {
             search.between_turns(g, d - 1).map(|v| v[me])
         }) else {

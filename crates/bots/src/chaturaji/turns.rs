@@ -34,6 +34,14 @@ pub(crate) fn turn_ends(game: &Game, seat: Seat, meter: &mut Meter) -> Vec<TurnE
     ends
 }
 
+/// The ends a points-greedy player would pick from: the most points, then the most captures.
+pub(crate) fn greediest(ends: Vec<TurnEnd>) -> Vec<TurnEnd> {
+    let best = ends.iter().map(|e| (e.points, e.captures)).max();
+    ends.into_iter()
+        .filter(|e| Some((e.points, e.captures)) == best)
+        .collect()
+}
+
 /// What one action brought `seat`: the points it scored and the pieces it captured (a points-greedy
 /// player's two criteria).
 pub(crate) fn gains(applied: &Applied, seat: Seat) -> (u16, u16) {
