@@ -137,11 +137,7 @@ impl ClusterNode {
         self.forget(fence);
         let cluster = self.cluster.clone();
         let fence = fence.clone();
-        tokio::spawn(async move {
-            if let Err(e) = cluster.release_room(&fence).await {
-                tracing::warn!(room = %fence.room_id, error = %e, "could not release the room");
-            }
-        });
+        tokio::spawn(async move { release_in_db(&cluster, &fence).await });
     }
 
     /// Appends one room entry under the room's fence; resolves once the database took it.
@@ -167,9 +163,7 @@ impl ClusterNode {
 
     /// Gives a room this node no longer serves up in the database, if it still owns it under `fence`.
     pub async fn release_room(&self, fence: &Fence) {
-        if let Err(e) = self.cluster.release_room(fence).await {
-            tracing::warn!(room = %fence.room_id, error = %e, "could not release the room");
-        }
+        release_in_db(&self.cluster, fence).await;
     }
 
     /// The public URLs of the other live nodes (for lists that span the cluster).
@@ -339,6 +333,14 @@ impl ClusterNode {
         for handle in registry.all() {
             handle.stop().await;
         }
+    }
+}
+
+/// Gives the room up in the database if `fence` still owns it; a failure only delays the next claim
+/// until the lease runs out, so it is logged, not returned.
+async fn release_in_db(cluster: &Cluster, fence: &Fence) {
+    if let Err(e) = cluster.release_room(fence).await {
+        tracing::warn!(room = %fence.room_id, error = %e, "could not release the room");
     }
 }
 
