@@ -52,8 +52,6 @@ fn profile(level: Level) -> Profile {
         _ => Profile::MonteCarlo(mc::McProfile {
             max_candidates: 32,
             margin_weight: 0.05,
-            own: mc::Policy::Greedy,
-            others: mc::Policy::PointsEval,
         }),
     }
 }
