@@ -246,7 +246,7 @@ impl Cluster {
     /// waiting for someone to ask for it. Rooms between games are left to whoever asks for them
     /// next (nothing runs in them: no turn, no timer), and so are closed rooms.
     pub async fn orphaned_rooms(&self, limit: i64) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_scalar(
             "SELECT r.id FROM rooms r \
              CROSS JOIN LATERAL (SELECT max(l.game_no) AS game_no FROM room_log l \
                                  WHERE l.room_id = r.id) last \
@@ -259,33 +259,26 @@ impl Cluster {
         )
         .bind(limit)
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| r.try_get("id").map_err(StoreError::from))
-            .collect()
+        .await?)
     }
 
     /// Every node with a valid lease: (id, public URL).
     pub async fn live_nodes(&self) -> Result<Vec<(String, String)>, StoreError> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT id, public_url FROM nodes WHERE lease_until > now() ORDER BY public_url, id",
         )
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| Ok((r.try_get("id")?, r.try_get("public_url")?)))
-            .collect()
+        .await?)
     }
 
     /// Rooms the node owns according to the database (what it must serve, or drop if it disagrees).
     pub async fn rooms_owned_by(&self, node_id: &str) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query("SELECT id FROM rooms WHERE owner_node = $1 ORDER BY id")
-            .bind(node_id)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|r| r.try_get("id").map_err(StoreError::from))
-            .collect()
+        Ok(
+            sqlx::query_scalar("SELECT id FROM rooms WHERE owner_node = $1 ORDER BY id")
+                .bind(node_id)
+                .fetch_all(&self.pool)
+                .await?,
+        )
     }
 
     /// Appends `entries` (in order) to the room's log in ONE statement, fenced: only if `fence` still

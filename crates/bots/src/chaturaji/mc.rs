@@ -183,8 +183,8 @@ pub(crate) fn rollout_turn(
 
 /// The index of the best of `ends` for `seat` (at least two ends). Successive halving: each round
 /// gives the surviving candidates the same simulations (common random numbers) until the round's share
-/// of the meter's remaining node budget is spent, then keeps the better half. Returns the choice and the number of
-/// simulations the winner got.
+/// of the meter's remaining node budget is spent, then keeps the better half. Returns the choice and
+/// the number of simulations the winner got.
 pub(crate) fn choose(
     ends: &[TurnEnd],
     seat: Seat,
@@ -332,20 +332,18 @@ mod tests {
     #[test]
     fn c22_simulations_play_to_the_end_and_repeat_with_their_seed() {
         let game = Game::new(Options::default(), Seat::Red).unwrap();
-        {
-            for k in 0..5 {
-                let mut meter = Meter::new(Budget::nodes(u64::MAX), &NoClock);
-                let play = |meter: &mut Meter| {
-                    let mut rng = Rng::new(sim_seed(3, k));
-                    simulate(&game, &mut rng, meter).unwrap()
-                };
-                let a = play(&mut meter);
-                let b = play(&mut meter);
-                assert_eq!(a.phase(), Phase::Over);
-                assert_eq!(a.outcome(), b.outcome());
-                assert_eq!(a.position(), b.position());
-                assert!(a.position().turn() <= 4 * 30);
-            }
+        for k in 0..5 {
+            let mut meter = Meter::new(Budget::nodes(u64::MAX), &NoClock);
+            let play = |meter: &mut Meter| {
+                let mut rng = Rng::new(sim_seed(3, k));
+                simulate(&game, &mut rng, meter).unwrap()
+            };
+            let a = play(&mut meter);
+            let b = play(&mut meter);
+            assert_eq!(a.phase(), Phase::Over);
+            assert_eq!(a.outcome(), b.outcome());
+            assert_eq!(a.position(), b.position());
+            assert!(a.position().turn() <= 4 * 30);
         }
     }
 
