@@ -96,3 +96,11 @@ export function toDisplay(x, y, size, seat) {
   }
   return { col: a, row: size - 1 - b };
 }
+
+/** Teams promotion line (F.8): Red rank 11, Blue file k, Yellow rank 4, Green file d. */
+export function onPromotionLine(options, seat, sq) {
+  const file = sq[0];
+  const rank = Number(sq.slice(1));
+  if ((options.mode || 'teams') !== 'teams') return false;
+  return (seat === 'red' && rank === 11) || (seat === 'blue' && file === 'k') || (seat === 'yellow' && rank === 4) || (seat === 'green' && file === 'd');
+}

@@ -1,0 +1,195 @@
+// The room's store: what the server said about the room, updated by the WebSocket messages and
+// the REST answers, and read by every component of the room screen. It holds no DOM and knows no
+// rules: positions are read from the server's state, legal moves are the server's list.
+import { t } from './i18n.js';
+import { describe } from './events.js';
+import { SEATS, parseChaturaji, parseFen4 } from './games.js';
+
+// Start positions, used until the first action of a game brings the server's state.
+const START = {
+  chaturaji: 'bSbP2yKyEyHyS/bHbP2yPyPyPyP/bEbP6/bKbP6/6gPgK/6gPgE/rPrPrPrP2gPgH/rSrHrErK2gPgS r - 0,0,0,0 - 0 0 - - - -',
+  fourchess: 'R-0,0,0,0-1,1,1,1-1,1,1,1-0,0,0,0-0-x,x,x,yR,yN,yB,yK,yQ,yB,yN,yR,x,x,x/x,x,x,yP,yP,yP,yP,yP,yP,yP,yP,x,x,x/x,x,x,8,x,x,x/bR,bP,10,gP,gR/bN,bP,10,gP,gN/bB,bP,10,gP,gB/bQ,bP,10,gP,gK/bK,bP,10,gP,gQ/bB,bP,10,gP,gB/bN,bP,10,gP,gN/bR,bP,10,gP,gR/x,x,x,8,x,x,x/x,x,x,rP,rP,rP,rP,rP,rP,rP,rP,x,x,x/x,x,x,rR,rN,rB,rQ,rK,rB,rN,rR,x,x,x',
+};
+
+const LOG_KEEP = 300;
+
+export class RoomState {
+  constructor() {
+    this.info = null; // the room (RoomInfo): game kind, settings, seats, phase
+    this.game = null; // {kind, game_no, first, options, state, to_act, deadline, outcome, dice_seed, dice_commit, rolls, ratings, record}
+    this.v = null; // the last event version applied
+    this.mySeat = null;
+    this.legal = null; // the legal actions the server sent for this seat, or null
+    this.lastMove = [];
+    this.log = [];
+  }
+
+  names() {
+    const out = {};
+    if (!this.info) return out;
+    this.info.seats.forEach((o, i) => { if (o.kind === 'human') out[SEATS[i]] = o.name; });
+    return out;
+  }
+
+  addLog(lines) {
+    for (const l of lines) this.log.push(l);
+    if (this.log.length > LOG_KEEP) this.log.splice(0, this.log.length - LOG_KEEP);
+  }
+
+  /** The room as a REST answer gave it: events may have moved it on meanwhile, the version tells. */
+  setInfo(info) {
+    if (!this.info || info.v >= this.info.v) this.info = info;
+  }
+
+  /**
+   * One server message. Returns what the page should do about it: `render`, `bad_token` (the seat
+   * token is not this room's), `error` (with `code` and `message`), or nothing.
+   */
+  receive(m) {
+    switch (m.t) {
+      case 'welcome':
+        this.mySeat = m.seat || null;
+        if (m.snapshot) {
+          this.applySnapshot(m.snapshot);
+          this.legal = null;
+          this.v = m.v;
+        }
+        // Without a snapshot the events after our `v` follow at once: keep `v` where it is so that
+        // they are applied, not skipped as already seen.
+        return { render: true, snapshot: !!m.snapshot };
+      case 'event':
+        if (this.v !== null && m.v <= this.v) return null; // already seen (a resent history)
+        this.v = m.v;
+        this.applyEvent(m);
+        return { render: true, event: m.event };
+      case 'view':
+        if (m.seat !== this.mySeat) return null;
+        this.legal = m.legal || [];
+        this.legalV = m.v;
+        return { render: true };
+      case 'error':
+        return { render: true, error: { code: m.code, message: m.message } };
+      default:
+        return null;
+    }
+  }
+
+  applySnapshot(snap) {
+    this.info = snap.room;
+    const g = snap.game;
+    if (g) {
+      this.game = {
+        kind: snap.room.game,
+        game_no: g.game_no,
+        first: g.first,
+        options: g.options,
+        state: g.state,
+        to_act: g.to_act,
+        deadline: g.deadline,
+        outcome: g.outcome || null,
+        dice_seed: g.dice_seed || null,
+        dice_commit: g.dice_commit || null,
+        rolls: (g.actions || []).filter((a) => a.type === 'roll').map((a) => a.dice),
+        ratings: null,
+        record: null,
+      };
+    } else {
+      this.game = null;
+    }
+    this.addLog([t('log.synced')]);
+  }
+
+  applyEvent(m) {
+    const ev = m.event;
+    const seatIx = ev.seat ? SEATS.indexOf(ev.seat) : -1;
+    this.legal = null; // a new event: the server sends a fresh view if this seat is to act
+    this.addLog(describe(ev, this.info.game, this.names()));
+    const seats = this.info.seats;
+    switch (ev.e) {
+      case 'seat_taken':
+        seats[seatIx] = { kind: 'human', name: ev.name, connected: false, cpu_playing: false };
+        break;
+      case 'cpu_seated':
+        seats[seatIx] = { kind: 'cpu', level: ev.level };
+        break;
+      case 'connection':
+        if (seats[seatIx].kind === 'human') seats[seatIx].connected = ev.connected;
+        break;
+      case 'control':
+        if (seats[seatIx].kind === 'human') seats[seatIx].cpu_playing = ev.cpu;
+        break;
+      case 'settings_changed':
+        Object.assign(this.info, { options: ev.options, turn_time: ev.turn_time, rated: ev.rated, public: ev.public });
+        break;
+      case 'game_started':
+        this.info.phase = 'playing';
+        this.info.game_no = ev.game_no;
+        this.info.game = ev.game;
+        this.game = {
+          kind: ev.game, game_no: ev.game_no, first: ev.first, options: ev.options, state: null,
+          outcome: null, dice_seed: null, dice_commit: ev.dice_commit || null, rolls: [], ratings: null, record: null,
+        };
+        this.lastMove = [];
+        break;
+      case 'acted':
+        if (this.game) {
+          this.game.state = ev.state;
+          if (ev.action && ev.action.type === 'roll') this.game.rolls.push(ev.action.dice);
+          if (ev.action && ev.action.type === 'move') this.lastMove = [ev.action.from, ev.action.to];
+        }
+        break;
+      case 'game_over':
+        this.info.phase = 'finished';
+        if (this.game) {
+          this.game.outcome = ev.outcome;
+          this.game.dice_seed = ev.dice_seed || null;
+        }
+        break;
+      case 'rated':
+        // The rating changes of the game that just ended (it follows game_over once the result is
+        // recorded).
+        if (this.game && this.game.outcome) {
+          this.game.ratings = ev.changes || [];
+          this.game.record = ev.game_id;
+        }
+        break;
+      default:
+        break;
+    }
+    if (this.game) {
+      this.game.to_act = m.to_act;
+      this.game.deadline = m.deadline;
+    }
+  }
+
+  /** The house rule `show_legal_moves` (four-player chess); Chaturaji always shows them. */
+  legalShown() {
+    const opts = (this.game && this.game.options) || this.info.options || {};
+    return opts.show_legal_moves !== false;
+  }
+
+  myTurn() {
+    return !!(this.game && !this.game.outcome && this.mySeat && this.game.to_act === this.mySeat);
+  }
+
+  /** The pieces on the board now: square name → {seat, kind}. */
+  pieces() {
+    const kind = this.info.game;
+    const st = this.game && this.game.state;
+    if (!st) return kind === 'chaturaji' ? parseChaturaji(START[kind]) : parseFen4(START[kind]).pieces;
+    return kind === 'chaturaji' ? parseChaturaji(st.position) : parseFen4(st.fen4).pieces;
+  }
+
+  /** Legal moves grouped by origin square, then by target square. */
+  moveIndex() {
+    const idx = new Map();
+    for (const a of this.legal || []) {
+      if (a.type !== 'move') continue;
+      if (!idx.has(a.from)) idx.set(a.from, new Map());
+      const to = idx.get(a.from);
+      if (!to.has(a.to)) to.set(a.to, []);
+      to.get(a.to).push(a);
+    }
+    return idx;
+  }
+}
