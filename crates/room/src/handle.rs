@@ -47,20 +47,10 @@ pub(crate) enum Cmd {
         player_id: Option<String>,
         reply: Reply<Joined>,
     },
-    Settings {
-        host: String,
-        change: ChangeSettings,
-        reply: Reply<RoomInfo>,
-    },
-    SeatCpu {
-        host: String,
-        seat: Seat,
-        level: u8,
-        reply: Reply<RoomInfo>,
-    },
-    Start {
-        host: String,
-        rematch: bool,
+    /// An order only the host may give; the actor checks `token` once for all of them.
+    Host {
+        token: String,
+        order: HostOrder,
         reply: Reply<RoomInfo>,
     },
     Connect {
@@ -93,6 +83,14 @@ pub(crate) enum Cmd {
     Stop,
 }
 
+/// What the host may order (with the host token).
+#[derive(Debug)]
+pub(crate) enum HostOrder {
+    Settings(ChangeSettings),
+    SeatCpu { seat: Seat, level: u8 },
+    Start { rematch: bool },
+}
+
 #[derive(Debug, Clone)]
 pub struct RoomHandle {
     pub(crate) id: Arc<str>,
@@ -116,6 +114,15 @@ impl RoomHandle {
             .await
             .map_err(|_| RoomError::gone())?;
         rx.await.map_err(|_| RoomError::gone())?
+    }
+
+    async fn host(&self, token: String, order: HostOrder) -> Result<RoomInfo, RoomError> {
+        self.ask(|reply| Cmd::Host {
+            token,
+            order,
+            reply,
+        })
+        .await
     }
 
     pub async fn info(&self) -> Result<RoomInfo, RoomError> {
@@ -143,12 +150,7 @@ impl RoomHandle {
         host: String,
         change: ChangeSettings,
     ) -> Result<RoomInfo, RoomError> {
-        self.ask(|reply| Cmd::Settings {
-            host,
-            change,
-            reply,
-        })
-        .await
+        self.host(host, HostOrder::Settings(change)).await
     }
 
     pub async fn seat_cpu(
@@ -157,23 +159,12 @@ impl RoomHandle {
         seat: Seat,
         level: u8,
     ) -> Result<RoomInfo, RoomError> {
-        self.ask(|reply| Cmd::SeatCpu {
-            host,
-            seat,
-            level,
-            reply,
-        })
-        .await
+        self.host(host, HostOrder::SeatCpu { seat, level }).await
     }
 
     /// Start the first game (`rematch: false`) or the next one (`rematch: true`).
     pub async fn start(&self, host: String, rematch: bool) -> Result<RoomInfo, RoomError> {
-        self.ask(|reply| Cmd::Start {
-            host,
-            rematch,
-            reply,
-        })
-        .await
+        self.host(host, HostOrder::Start { rematch }).await
     }
 
     /// Register a connection: with a seat token it plays that seat, without one it watches. The

@@ -1,0 +1,266 @@
+//! Who hears what: connections come (welcome with a snapshot or the missed events) and go (a seat's
+//! last connection starts its grace period), every change goes out as one numbered event serialized
+//! once, and the seat to act gets its view. Outboxes are bounded: a full one drops its connection.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use protocol::{
+    ControlReason, ErrorCode, Event, EventMsg, GameSnapshot, Phase, RoomInfo, Seat, SeatView,
+    ServerMsg, Snapshot,
+};
+
+use super::{Room, Sub};
+use crate::dice::DiceStream;
+use crate::handle::{Connected, Reply, RoomError};
+use crate::seats::SeatState;
+use store::hash_secret;
+
+/// A message serialized once, to be shared by every outbox it goes to.
+pub(super) fn frame(msg: &ServerMsg) -> Arc<str> {
+    Arc::from(serde_json::to_string(msg).expect("protocol types always serialize"))
+}
+
+impl Room {
+    pub(super) fn phase(&self) -> Phase {
+        match &self.game {
+            None => Phase::Lobby,
+            Some(g) if g.over => Phase::Finished,
+            Some(_) => Phase::Playing,
+        }
+    }
+
+    pub(super) fn info(&self) -> RoomInfo {
+        RoomInfo {
+            id: self.id.to_string(),
+            game: self.settings.game,
+            options: self.settings.options.clone(),
+            turn_time: self.settings.turn_time,
+            rated: self.settings.rated,
+            public: self.settings.public,
+            phase: self.phase(),
+            game_no: self.game_no,
+            seats: std::array::from_fn(|i| self.seats[i].occupant()),
+            v: self.v,
+        }
+    }
+
+    pub(super) async fn connect(
+        &mut self,
+        token: Option<String>,
+        last_v: Option<u64>,
+        outbox: mpsc::Sender<Arc<str>>,
+        reply: Reply<Connected>,
+    ) {
+        let seat = match &token {
+            None => None,
+            Some(token) => {
+                let hash = hash_secret(token);
+                let found = Seat::ALL.into_iter().find(
+                    |s| matches!(&self.seats[s.index()], SeatState::Human(h) if h.token_hash == hash),
+                );
+                match found {
+                    Some(seat) => Some(seat),
+                    None => {
+                        let _ = reply.send(Err(RoomError::new(
+                            ErrorCode::BadToken,
+                            "no seat in this room has that token",
+                        )));
+                        return;
+                    }
+                }
+            }
+        };
+        // Tell everyone else first, so the welcome below already counts these events.
+        if let Some(seat) = seat {
+            let human = self.seats[seat.index()].human_mut().expect("found above");
+            human.conns += 1;
+            human.away_since = None;
+            let first_conn = human.conns == 1;
+            let was_cpu = std::mem::replace(&mut human.cpu_playing, false);
+            if first_conn {
+                self.emit(Event::Connection {
+                    seat,
+                    connected: true,
+                });
+            }
+            if was_cpu {
+                self.emit(Event::Control {
+                    seat,
+                    cpu: false,
+                    reason: ControlReason::Returned,
+                });
+            }
+        }
+        let conn = self.next_conn;
+        self.next_conn += 1;
+        let missed = last_v
+            .filter(|&since| since > self.resume_floor)
+            .and_then(|since| self.history.since(since, self.v));
+        let welcome = ServerMsg::Welcome {
+            room: self.id.to_string(),
+            seat,
+            v: self.v,
+            snapshot: match missed {
+                Some(_) => None,
+                None => Some(Box::new(self.snapshot())),
+            },
+        };
+        // A fresh outbox holds at least the welcome; if the missed events overflow it, the client
+        // simply gets dropped and resyncs with a snapshot next time.
+        let mut ok = outbox.try_send(frame(&welcome)).is_ok();
+        for f in missed.into_iter().flatten() {
+            ok = ok && outbox.try_send(f).is_ok();
+        }
+        self.subs.push(Sub {
+            conn,
+            seat,
+            tx: outbox,
+        });
+        self.empty_since = None;
+        let _ = reply.send(Ok(Connected { conn, seat }));
+        if !ok {
+            self.drop_conns(vec![conn]);
+        }
+        if let Some(seat) = seat {
+            self.send_view_to(seat, Some(conn));
+        }
+        self.drive().await;
+    }
+
+    pub(super) fn disconnect(&mut self, conn: u64) {
+        self.drop_conns(vec![conn]);
+    }
+
+    /// Forget connections (closed, or too slow); a seat whose last connection went starts its grace
+    /// period. Dropping a connection may emit events, which may drop more slow connections.
+    fn drop_conns(&mut self, mut conns: Vec<u64>) {
+        while let Some(conn) = conns.pop() {
+            let Some(i) = self.subs.iter().position(|s| s.conn == conn) else {
+                continue;
+            };
+            let sub = self.subs.swap_remove(i);
+            if self.subs.is_empty() {
+                self.empty_since = Some(Instant::now());
+            }
+            let Some(seat) = sub.seat else { continue };
+            let Some(human) = self.seats[seat.index()].human_mut() else {
+                continue;
+            };
+            human.conns = human.conns.saturating_sub(1);
+            if human.conns == 0 {
+                human.away_since = Some(Instant::now());
+                conns.extend(self.emit_collect(Event::Connection {
+                    seat,
+                    connected: false,
+                }));
+            }
+        }
+    }
+
+    /// Number, serialize (once), remember and broadcast an event; returns its version.
+    pub(super) fn emit(&mut self, event: Event) -> u64 {
+        let dropped = self.emit_collect(event);
+        self.drop_conns(dropped);
+        self.v
+    }
+
+    /// As [`Room::emit`], returning the connections found too slow instead of dropping them.
+    fn emit_collect(&mut self, event: Event) -> Vec<u64> {
+        self.v += 1;
+        let (to_act, deadline) = match &self.game {
+            Some(g) if !g.over => (g.game.to_act(), g.deadline.map(|(_, ms)| ms)),
+            _ => (None, None),
+        };
+        let msg = ServerMsg::Event(EventMsg {
+            v: self.v,
+            to_act,
+            deadline,
+            event,
+        });
+        let f = frame(&msg);
+        self.history.push(self.v, f.clone());
+        let mut slow = Vec::new();
+        for sub in &self.subs {
+            if sub.tx.try_send(f.clone()).is_err() {
+                slow.push(sub.conn);
+            }
+        }
+        let v = self.v;
+        // The seat to act sees its legal actions right after the event that gave it the turn.
+        if let Some(seat) = to_act {
+            if self.seats[seat.index()]
+                .human_mut()
+                .is_some_and(|h| h.conns > 0)
+            {
+                slow.extend(self.view_frames_to(seat, v, None));
+            }
+        }
+        slow
+    }
+
+    /// Send the seat's view to its connections (or only to `only`); returns the ones that overflowed.
+    fn view_frames_to(&self, seat: Seat, v: u64, only: Option<u64>) -> Vec<u64> {
+        let Some(g) = self.game.as_ref().filter(|g| !g.over) else {
+            return Vec::new();
+        };
+        if g.game.to_act() != Some(seat) || g.game.wants_roll().is_some() {
+            return Vec::new();
+        }
+        let legal = g
+            .game
+            .show_legal_moves()
+            .then(|| g.game.legal_actions_json());
+        let f = frame(&ServerMsg::View(SeatView { v, seat, legal }));
+        self.subs
+            .iter()
+            .filter(|s| s.seat == Some(seat) && only.is_none_or(|c| c == s.conn))
+            .filter(|s| s.tx.try_send(f.clone()).is_err())
+            .map(|s| s.conn)
+            .collect()
+    }
+
+    fn send_view_to(&mut self, seat: Seat, only: Option<u64>) {
+        let slow = self.view_frames_to(seat, self.v, only);
+        self.drop_conns(slow);
+    }
+
+    pub(super) fn send_to(&mut self, conn: u64, f: Arc<str>) {
+        let slow = self
+            .subs
+            .iter()
+            .find(|s| s.conn == conn)
+            .is_some_and(|s| s.tx.try_send(f).is_err());
+        if slow {
+            self.drop_conns(vec![conn]);
+        }
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            room: self.info(),
+            game: self.game.as_ref().map(|g| GameSnapshot {
+                game_no: self.game_no,
+                first: g.first,
+                options: g.game.options_json(),
+                actions: g.actions.clone(),
+                state: g.game.public_state(),
+                to_act: if g.over { None } else { g.game.to_act() },
+                deadline: if g.over {
+                    None
+                } else {
+                    g.deadline.map(|(_, ms)| ms)
+                },
+                dice_commit: g.dice.as_ref().map(DiceStream::commit),
+                outcome: g.game.outcome_json(),
+                dice_seed: if g.over {
+                    g.dice.as_ref().map(DiceStream::reveal)
+                } else {
+                    None
+                },
+            }),
+        }
+    }
+}
