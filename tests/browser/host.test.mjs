@@ -90,11 +90,11 @@ test('host between games: every house rule, listed problems, CPU levels, a finis
   // CPU players of chosen levels in the two empty seats.
   await host.selectOption('#cpu-level-yellow', '3');
   await host.click('#cpu-yellow');
-  await host.waitForSelector('.seat-yellow .who:text("CPU (level 3)")');
+  await host.waitForSelector('.seat-yellow .who:text("CPU · hard")');
   await host.selectOption('#cpu-level-green', '2');
   await host.click('#cpu-green');
-  await host.waitForSelector('.seat-green .who:text("CPU (level 2)")');
-  await guest.waitForSelector('.seat-yellow .who:text("CPU (level 3)")');
+  await host.waitForSelector('.seat-green .who:text("CPU · medium")');
+  await guest.waitForSelector('.seat-yellow .who:text("CPU · hard")');
   assert.equal(await host.locator('#host-cpu .cpu-pick').count(), 0, 'no empty seat is left to fill');
   const seats = (await rest(server.url, 'GET', `/rooms/${id}`)).body.seats;
   assert.deepEqual(seats.slice(2), [{ kind: 'cpu', level: 3 }, { kind: 'cpu', level: 2 }]);
