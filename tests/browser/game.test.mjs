@@ -185,7 +185,7 @@ test('Chaturaji: highlights, move list with throws, phone layout with the dice i
   let moved = 0;
   let pawnChecked = false;
   let phoneShot = false;
-  for (let i = 0; i < 80 && (moved < 3 || !pawnChecked); i++) {
+  for (let i = 0; i < 120 && (moved < 3 || !pawnChecked || !phoneShot); i++) {
     for (const [seat, p] of Object.entries(pages)) {
       if ((await attr(p, 'to-act')) !== seat || Number(await attr(p, 'legal')) === 0) continue;
       if (seat === 'blue') {
@@ -198,7 +198,7 @@ test('Chaturaji: highlights, move list with throws, phone layout with the dice i
         for (const b of boxes) assert.ok(b.h > 0 && b.top >= 0 && b.bottom <= 844, `${b.s} in sight: ${JSON.stringify(b)}`);
         if (!phoneShot) {
           phoneShot = true;
-          await p.screenshot({ path: path.join(SHOTS, 'chaturaji-phone.png') });
+          await p.screenshot({ path: path.join(SHOTS, 'chaturaji-phone-sw.png') });
         }
       }
       const v = Number(await attr(p, 'v'));
@@ -233,7 +233,7 @@ test('Chaturaji: highlights, move list with throws, phone layout with the dice i
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.ok(moved >= 3 && pawnChecked, `only ${moved} moves (a pawn's: ${pawnChecked})`);
+  assert.ok(moved >= 3 && pawnChecked && phoneShot, `only ${moved} moves (a pawn's: ${pawnChecked}, the phone's turn seen: ${phoneShot})`);
   // Rows start with the throw; moves carry the figurine of the piece.
   await host.waitForSelector('.mv-throw');
   assert.ok(await host.locator('#moves .fig').count() > 0);
