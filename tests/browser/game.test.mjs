@@ -166,7 +166,7 @@ test('four-player chess FFA: check mark, a resigned seat greyed with its buttons
   // In Russian on the Russian screen.
   const ru = (await import('../../web/js/i18n/ru.js')).default;
   await bySeat.yellow.waitForSelector(`.seat-blue .tag:text("${ru['tag.resigned']}")`);
-  await red.screenshot({ path: path.join(SHOTS, 'fourchess-ffa-resigned.png') });
+  await bySeat.yellow.screenshot({ path: path.join(SHOTS, 'fourchess-ffa-ru.png') });
   for (const p of Object.values(bySeat)) {
     assert.deepEqual(p.errors || [], [], 'no script errors');
     await p.context().close();
@@ -267,6 +267,7 @@ test('no page is wider than a 390 px phone, in any of the five languages', async
       await host.waitForTimeout(100);
       const width = await host.evaluate(() => document.documentElement.scrollWidth);
       if (width > 390) wide.push(`${lang} ${p}: ${width}px`);
+      if (lang === 'id' && p.startsWith('/?room=')) await host.screenshot({ path: path.join(SHOTS, 'fourchess-phone-id.png') });
     }
   }
   assert.deepEqual(wide, []);

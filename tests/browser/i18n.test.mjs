@@ -119,3 +119,20 @@ test('a how-to-play page exists for each game in each language', () => {
     }
   }
 });
+
+test('texts with plural forms name only plural categories, always with `other`, and read "1 pt" in English', () => {
+  const PLURAL = /^(zero|one|two|few|many|other):/;
+  let seen = 0;
+  for (const l of LANGS) {
+    for (const [k, v] of Object.entries(dicts[l])) {
+      if (!PLURAL.test(v)) continue;
+      seen += 1;
+      const cats = v.split('|').map((f) => f.slice(0, f.indexOf(':')));
+      assert.ok(cats.includes('other'), `${l}.${k} has no other form`);
+      const known = new Intl.PluralRules(l).resolvedOptions().pluralCategories;
+      for (const c of cats) assert.ok(known.includes(c), `${l}.${k}: ${c} is not a plural category of ${l}`);
+    }
+  }
+  assert.ok(seen >= 5, `only ${seen} plural texts`);
+  assert.equal(dicts.en['seat.points'], 'one:{n} pt|other:{n} pts');
+});

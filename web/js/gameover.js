@@ -31,7 +31,7 @@ export function renderGameOver(el, s, verify) {
           <button type="button" data-do="verify" id="verify">${esc(t('verify.button'))}</button> <span id="verify-result">${esc(verify)}</span></p>`;
   }
   setHtml(el, `<h2>${esc(t('over.title'))}</h2>${teamResult(s)}<p id="over-reason">${esc(reasonText(g.outcome.reason))}</p>
-        <table id="standings"><thead><tr><th>${esc(t('over.place'))}</th><th>${esc(t('over.seat'))}</th><th>${esc(t('over.player'))}</th><th>${esc(t('over.points'))}</th>${rated ? `<th>${esc(t('over.rating'))}</th>` : ''}</tr></thead>
+        <table id="standings"><thead><tr><th class="num">${esc(t('over.place'))}</th><th>${esc(t('over.seat'))}</th><th>${esc(t('over.player'))}</th><th class="num">${esc(t('over.points'))}</th>${rated ? `<th>${esc(t('over.rating'))}</th>` : ''}</tr></thead>
         <tbody>${rows}</tbody></table>${seed}${recordHtml(s)}`);
 }
 

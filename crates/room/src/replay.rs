@@ -126,6 +126,42 @@ mod tests {
         assert!(replay(&log, 9, 10).unwrap().steps.is_empty());
     }
 
+    /// F.9: Red's f-pawn opens the queen's diagonal g1–a7 onto Blue's king; the state after that move
+    /// (and only that one) names Blue in check.
+    #[test]
+    fn four_player_chess_states_name_the_kings_in_check() {
+        let moves = [
+            (Seat::Red, json!({"type": "move", "from": "h2", "to": "h3"})),
+            (
+                Seat::Blue,
+                json!({"type": "move", "from": "b6", "to": "c6"}),
+            ),
+            (
+                Seat::Yellow,
+                json!({"type": "move", "from": "g13", "to": "g12"}),
+            ),
+            (
+                Seat::Green,
+                json!({"type": "move", "from": "m8", "to": "l8"}),
+            ),
+            (Seat::Red, json!({"type": "move", "from": "f2", "to": "f3"})),
+        ];
+        let r = replay(&log(GameKind::Fourchess, json!({}), &moves), 0, 10).unwrap();
+        assert_eq!(r.start["checks"], json!([]));
+        let checks: Vec<&Value> = r.steps.iter().map(|s| &s.state["checks"]).collect();
+        assert_eq!(
+            checks,
+            [
+                &json!([]),
+                &json!([]),
+                &json!([]),
+                &json!([]),
+                &json!(["blue"])
+            ]
+        );
+        assert_eq!(r.steps[4].applied["move"]["checks"], json!(["blue"]));
+    }
+
     #[test]
     fn chaturaji_steps_carry_the_throw_and_the_dice_state() {
         let log = log(
