@@ -90,21 +90,25 @@ test('host between games: every house rule, listed problems, CPU levels, a finis
   // CPU players of chosen levels in the two empty seats.
   await host.selectOption('#cpu-level-yellow', '3');
   await host.click('#cpu-yellow');
-  await host.waitForSelector('.seat-yellow .who:text("CPU (level 3)")');
+  await host.waitForSelector('.seat-yellow .who:text("CPU · hard")');
   await host.selectOption('#cpu-level-green', '2');
   await host.click('#cpu-green');
-  await host.waitForSelector('.seat-green .who:text("CPU (level 2)")');
-  await guest.waitForSelector('.seat-yellow .who:text("CPU (level 3)")');
+  await host.waitForSelector('.seat-green .who:text("CPU · medium")');
+  await guest.waitForSelector('.seat-yellow .who:text("CPU · hard")');
   assert.equal(await host.locator('#host-cpu .cpu-pick').count(), 0, 'no empty seat is left to fill');
   const seats = (await rest(server.url, 'GET', `/rooms/${id}`)).body.seats;
   assert.deepEqual(seats.slice(2), [{ kind: 'cpu', level: 3 }, { kind: 'cpu', level: 2 }]);
   await host.screenshot({ path: path.join(SHOTS, 'host-settings.png') });
 
+  // An edit not saved yet is not lost by "Start the game": it is saved first.
+  await fillSettings(host, { options: { boat_triumph: true } });
   // While the game runs the host's form is gone; the timer runs.
   await host.click('#start-game');
   for (const p of [host, guest]) await p.waitForSelector('#room[data-phase="playing"]');
   assert.equal(await host.locator('#host-panel').isHidden(), true);
   await host.waitForSelector('#turn:text("s left")');
+  assert.equal((await rest(server.url, 'GET', `/rooms/${id}`)).body.options.boat_triumph, true);
+  assert.equal(await host.evaluate(() => window.fourkings.game.options.boat_triumph), true);
 
   // The two humans resign; the CPUs finish the one round.
   for (const p of [host, guest]) await p.click('#resign');

@@ -12,7 +12,8 @@ const js = path.join(root, 'web/js');
 const LANGS = ['en', 'sw', 'id', 'ru', 'pt'];
 const dicts = {};
 for (const l of LANGS) dicts[l] = (await import(pathToFileURL(path.join(js, 'i18n', `${l}.js`)))).default;
-const placeholders = (s) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join(',');
+// A set: a text with plural forms names `{n}` once per form.
+const placeholders = (s) => [...new Set([...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort().join(',');
 
 test('every key exists in all five languages with the same placeholders', () => {
   const keys = Object.keys(dicts.en).sort();
@@ -117,4 +118,21 @@ test('a how-to-play page exists for each game in each language', () => {
       assert.ok(text.split('\n').length > 30, `${game}.${l} is too short`);
     }
   }
+});
+
+test('texts with plural forms name only plural categories, always with `other`, and read "1 pt" in English', () => {
+  const PLURAL = /^(zero|one|two|few|many|other):/;
+  let seen = 0;
+  for (const l of LANGS) {
+    for (const [k, v] of Object.entries(dicts[l])) {
+      if (!PLURAL.test(v)) continue;
+      seen += 1;
+      const cats = v.split('|').map((f) => f.slice(0, f.indexOf(':')));
+      assert.ok(cats.includes('other'), `${l}.${k} has no other form`);
+      const known = new Intl.PluralRules(l).resolvedOptions().pluralCategories;
+      for (const c of cats) assert.ok(known.includes(c), `${l}.${k}: ${c} is not a plural category of ${l}`);
+    }
+  }
+  assert.ok(seen >= 5, `only ${seen} plural texts`);
+  assert.equal(dicts.en['seat.points'], 'one:{n} pt|other:{n} pts');
 });

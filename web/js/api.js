@@ -42,6 +42,8 @@ export const api = {
   changeSettings: (id, token, change) => call('PUT', `/rooms/${encodeURIComponent(id)}/settings`, { token, body: change }),
   seatCpu: (id, token, seat, level = 1) => call('POST', `/rooms/${encodeURIComponent(id)}/cpu`, { token, body: { seat, level } }),
   start: (id, token) => call('POST', `/rooms/${encodeURIComponent(id)}/start`, { token }),
+  /** The current game action by action with the state after each, replayed by the server. */
+  positions: (id, from = 0) => call('GET', `/rooms/${encodeURIComponent(id)}/positions?from=${from}`),
   rematch: (id, token) => call('POST', `/rooms/${encodeURIComponent(id)}/rematch`, { token }),
   createPlayer: (displayName) => call('POST', '/players', { body: { display_name: displayName } }),
   player: (id) => call('GET', `/players/${encodeURIComponent(id)}`),

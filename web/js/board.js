@@ -1,10 +1,27 @@
-// The SVG board: squares, pieces in their seat's colour and symbol shape, the view turned so the
-// viewer's seat is at the bottom, and input by click, drag or keyboard (arrow keys + Enter).
+// The SVG board, a component that knows no rules (lichess' chessground is the model): it draws any
+// position given to it — figures in their seat's colour with the seat's shape mark, highlights of
+// the last move, the selection and its targets, kings in check, mated kings, promotion pictures —
+// turned so the viewer's seat is at the bottom, and reports squares activated by click, drag or
+// keyboard (arrow keys + Enter). The room screen and the replay viewer both draw with it.
 import { boardSquares, toDisplay, COLOR, SEATS, KINDS } from './games.js';
 import { t } from './i18n.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const CELL = 100;
+const ART = '/art/pieces.svg';
+
+/** The figure (a symbol of `web/art/pieces.svg`) of each piece letter. */
+const FIGURE = {
+  chaturaji: { K: 'k', E: 'elephant', H: 'n', S: 'boat', P: 'p' },
+  fourchess: { K: 'k', Q: 'q', R: 'r', B: 'b', N: 'n', P: 'p', D: 'q' },
+};
+
+/** Chaturaji promotion pictures (C.13), from either corner of an edge. */
+const PICTURES = ['S', 'H', 'E', 'K', 'K', 'E', 'H', 'S'];
+
+export function figureHref(game, kind) {
+  return `${ART}#${FIGURE[game][kind] || 'p'}`;
+}
 
 function el(name, attrs = {}, parent) {
   const e = document.createElementNS(NS, name);
@@ -13,23 +30,32 @@ function el(name, attrs = {}, parent) {
   return e;
 }
 
-/** The shape of a seat's symbol (● ▲ ■ ◆), centred in a cell. */
-function shape(seat, parent) {
-  const c = CELL / 2;
-  const fill = COLOR[seat] || COLOR.grey;
-  const common = { fill, stroke: '#222', 'stroke-width': 3, class: 'piece-shape' };
+/** The seat's shape (● ▲ ■ ◆) drawn small in a corner of its pieces, for colour-blind players. */
+function seatMark(seat, parent) {
+  const s = 9; // half size
+  const cx = CELL - 15;
+  const cy = 15;
+  const common = { class: 'seat-mark' };
   switch (seat) {
-    case 'blue': return el('polygon', { ...common, points: `${c},10 ${CELL - 8},${CELL - 14} 8,${CELL - 14}` }, parent);
-    case 'yellow': return el('rect', { ...common, x: 14, y: 14, width: CELL - 28, height: CELL - 28, rx: 6 }, parent);
-    case 'green': return el('polygon', { ...common, points: `${c},6 ${CELL - 6},${c} ${c},${CELL - 6} 6,${c}` }, parent);
-    default: return el('circle', { ...common, cx: c, cy: c, r: CELL / 2 - 10 }, parent);
+    case 'blue': return el('polygon', { ...common, points: `${cx},${cy - s} ${cx + s},${cy + s - 1} ${cx - s},${cy + s - 1}` }, parent);
+    case 'yellow': return el('rect', { ...common, x: cx - s + 1, y: cy - s + 1, width: 2 * s - 2, height: 2 * s - 2 }, parent);
+    case 'green': return el('polygon', { ...common, points: `${cx},${cy - s} ${cx + s},${cy} ${cx},${cy + s} ${cx - s},${cy}` }, parent);
+    case 'red': return el('circle', { ...common, cx, cy, r: s - 1 }, parent);
+    default: return null;
   }
+}
+
+/** The promotion picture of a Chaturaji edge square, or null when it is on no edge. */
+export function promotionPicture(x, y) {
+  if (y === 0 || y === 7) return PICTURES[x];
+  if (x === 0 || x === 7) return PICTURES[y];
+  return null;
 }
 
 export class Board {
   /**
    * @param {HTMLElement} host
-   * @param {{onSquare:(sq:string)=>void}} hooks  a square was activated (click, drop, Enter)
+   * @param {{onSquare:(sq:string, opts?:object)=>void}} hooks  a square was activated (click, drop, Enter)
    */
   constructor(host, hooks) {
     this.host = host;
@@ -50,26 +76,39 @@ export class Board {
     this.size = size;
     const svg = el('svg', { viewBox: `0 0 ${size * CELL} ${size * CELL}`, class: `board board-${game}`, role: 'grid', id: 'board' });
     svg.setAttribute('aria-label', t('board.label'));
+    const defs = el('defs', {}, svg);
+    const glow = el('radialGradient', { id: 'check-glow' }, defs);
+    el('stop', { offset: '0%', 'stop-color': '#ff1a1a', 'stop-opacity': '1' }, glow);
+    el('stop', { offset: '45%', 'stop-color': '#e01010', 'stop-opacity': '.85' }, glow);
+    el('stop', { offset: '100%', 'stop-color': '#a00000', 'stop-opacity': '0' }, glow);
     this.cells = new Map();
     this.byDisplay = new Map();
     for (const sq of squares) {
       const { col, row } = toDisplay(sq.x, sq.y, size, this.seat);
-      const g = el('g', { class: `sq ${(sq.x + sq.y) % 2 ? 'light' : 'dark'}`, 'data-sq': sq.name, tabindex: '-1', role: 'gridcell',
+      const shade = (sq.x + sq.y) % 2 ? 'light' : 'dark';
+      const g = el('g', { class: `sq ${shade}`, 'data-sq': sq.name, tabindex: '-1', role: 'gridcell',
         transform: `translate(${col * CELL},${row * CELL})` }, svg);
       el('rect', { width: CELL, height: CELL, class: 'sq-bg' }, g);
-      // Chaturaji promotion pictures (C.13): every edge square shows the type a pawn arriving there
-      // may become; from either corner: boat, horse, elephant, king, king, elephant, horse, boat.
-      if (game === 'chaturaji' && (sq.x === 0 || sq.x === 7 || sq.y === 0 || sq.y === 7)) {
-        const along = sq.y === 0 || sq.y === 7 ? sq.x : sq.y;
-        const pic = el('text', { x: CELL - 6, y: 22, 'text-anchor': 'end', class: 'coord promo-pic' }, g);
-        pic.textContent = `↟${'SHEKKEHS'[along]}`;
+      // Highlights are layers over the square's own colour, so they show on light and dark squares alike.
+      el('rect', { width: CELL, height: CELL, class: 'hl hl-last' }, g);
+      el('rect', { width: CELL, height: CELL, class: 'hl hl-move' }, g);
+      el('rect', { width: CELL, height: CELL, class: 'hl hl-sel' }, g);
+      el('circle', { cx: CELL / 2, cy: CELL / 2, r: CELL / 2, class: 'hl-check', fill: 'url(#check-glow)' }, g);
+      // Square names along the viewer's bottom and left edges (the part that changes along the edge),
+      // in the corners, where pieces leave them readable.
+      const turned = SEATS.indexOf(this.seat) % 2 === 1;
+      const file = sq.name[0];
+      const rank = sq.name.slice(1);
+      if (row === size - 1 || (game === 'fourchess' && row === 10 && (col < 3 || col > 10))) {
+        const label = el('text', { x: CELL - 6, y: CELL - 7, 'text-anchor': 'end', class: `coord coord-${shade}` }, g);
+        label.textContent = turned ? rank : file;
       }
-      // Square names along the viewer's bottom and left edges, so the log's "d2–d4" can be found.
-      if (row === size - 1 || col === 0) {
-        const label = el('text', { x: 5, y: CELL - 6, class: 'coord' }, g);
-        label.textContent = sq.name;
+      if (col === 0 || (game === 'fourchess' && col === 3 && (row < 3 || row > 10))) {
+        const label = el('text', { x: 6, y: 22, class: `coord coord-${shade}` }, g);
+        label.textContent = turned ? file : rank;
       }
-      this.cells.set(sq.name, { g, col, row });
+      el('rect', { x: 4, y: 4, width: CELL - 8, height: CELL - 8, class: 'focus-ring' }, g);
+      this.cells.set(sq.name, { g, col, row, x: sq.x, y: sq.y });
       this.byDisplay.set(`${col},${row}`, sq.name);
     }
     svg.addEventListener('click', (e) => {
@@ -126,6 +165,7 @@ export class Board {
     const cur = this.cells.get(this.cursor);
     if (dirs[e.key] && cur) {
       e.preventDefault();
+      e.stopPropagation(); // the arrows walk the board here, not the move list
       let [c, r] = [cur.col, cur.row];
       for (let i = 0; i < this.size; i++) {
         c += dirs[e.key][0];
@@ -141,32 +181,50 @@ export class Board {
   }
 
   /**
-   * Draw the position.
-   * @param {Map<string,{seat:string,kind:string}>} pieces
-   * @param {{selected?:string|null, targets?:Set<string>, movable?:Set<string>, last?:string[]}} marks
+   * Draw a position.
+   * @param {Map<string,{seat:string,kind:string}>} pieces  square → piece (`seat` 'grey' for dead pieces)
+   * @param {{selected?:string|null, targets?:Set<string>, movable?:Set<string>, last?:string[],
+   *   checks?:Set<string>, mated?:Set<string>, faded?:Set<string>, hints?:Set<string>}} marks
+   *   `checks`: squares of kings in check; `mated`: squares of checkmated kings; `faded`: seats whose
+   *   pieces are drawn muted (resigned); `hints`: Chaturaji edge squares that show their promotion picture
    */
   render(pieces, marks = {}) {
     const kinds = KINDS[this.game];
-    for (const [name, { g }] of this.cells) {
+    for (const [name, { g, x, y }] of this.cells) {
       for (const old of g.querySelectorAll('.piece, .mark')) old.remove();
       const p = pieces.get(name);
       g.classList.toggle('selected', marks.selected === name);
       g.classList.toggle('target', !!marks.targets?.has(name));
       g.classList.toggle('movable', !!marks.movable?.has(name));
       g.classList.toggle('last', !!marks.last?.includes(name));
+      g.classList.toggle('check', !!marks.checks?.has(name));
+      g.classList.toggle('mated', !!marks.mated?.has(name));
       let label = name;
+      if (marks.hints?.has(name)) {
+        const pic = promotionPicture(x, y);
+        if (pic) {
+          const hint = el('g', { class: 'mark promo-hint' }, g);
+          el('use', { href: figureHref(this.game, pic), x: 52, y: 2, width: 46, height: 46 }, hint);
+          label += `, ↟ ${t(`piece.${kinds[pic]}`)}`;
+        }
+      }
       if (p) {
-        const pg = el('g', { class: 'piece' }, g);
-        shape(p.seat, pg);
-        const txt = el('text', { x: CELL / 2, y: CELL / 2 + (p.seat === 'blue' ? 14 : 4), 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'piece-letter' }, pg);
-        txt.textContent = p.kind;
+        const faded = p.seat !== 'grey' && marks.faded?.has(p.seat);
+        const pg = el('g', { class: `piece piece-${p.seat}${faded ? ' faded' : ''}`, style: `color:${COLOR[p.seat] || COLOR.grey}` }, g);
+        el('use', { href: figureHref(this.game, p.kind), x: 2, y: 2, width: CELL - 4, height: CELL - 4 }, pg);
+        seatMark(p.seat, pg);
         g.dataset.piece = `${p.seat}:${p.kind}`;
-        label = `${name}, ${t(`seat.${p.seat}`)} ${t(`piece.${kinds[p.kind] || 'pawn'}`)}`;
+        label = `${label}, ${t(`seat.${p.seat}`)} ${t(`piece.${kinds[p.kind] || 'pawn'}`)}`;
       } else {
         delete g.dataset.piece;
       }
+      if (marks.mated?.has(name)) {
+        const badge = el('g', { class: 'mark mate-badge' }, g);
+        el('circle', { cx: CELL - 17, cy: CELL - 17, r: 14 }, badge);
+        el('text', { x: CELL - 17, y: CELL - 17, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, badge).textContent = '#';
+      }
       if (marks.targets?.has(name)) {
-        el('circle', { cx: CELL / 2, cy: CELL / 2, r: p ? CELL / 2 - 4 : 14, class: p ? 'mark capture-mark' : 'mark dot-mark' }, g);
+        el('circle', { cx: CELL / 2, cy: CELL / 2, r: p ? CELL / 2 - 5 : 15, class: p ? 'mark capture-mark' : 'mark dot-mark' }, g);
       }
       g.setAttribute('aria-label', label);
     }
@@ -177,5 +235,3 @@ export class Board {
     }
   }
 }
-
-export { SEATS };

@@ -18,7 +18,7 @@ export function describe(ev, game, names) {
   const name = (s) => names[s] || seat(s);
   switch (ev.e) {
     case 'seat_taken': return [t('log.seat_taken', { name: ev.name, seat: seat(ev.seat) })];
-    case 'cpu_seated': return [t('log.cpu_seated', { seat: seat(ev.seat), level: ev.level })];
+    case 'cpu_seated': return [t('log.cpu_seated', { seat: seat(ev.seat), level: t(`cpu.level_${ev.level}`) })];
     case 'connection': return [t(ev.connected ? 'log.connected' : 'log.disconnected', { name: name(ev.seat) })];
     case 'control': return [t(ev.cpu ? 'log.cpu_took_over' : 'log.returned', { name: name(ev.seat) })];
     case 'settings_changed': return [t('log.settings_changed')];

@@ -3,6 +3,7 @@
 import { t } from './i18n.js';
 import { esc, setHtml } from './util.js';
 import { SYMBOL, COLOR } from './games.js';
+import { TEAMS, isTeams, seatNames, teamLabel } from './seats.js';
 import { reasonText } from './events.js';
 import { changeForSeat, changeText, gameLink, poolOf, profileLink } from './ratings.js';
 
@@ -13,15 +14,15 @@ export function renderGameOver(el, s, verify) {
     setHtml(el, '');
     return;
   }
-  const names = s.names();
+  const names = seatNames(s.info);
   const rated = Array.isArray(g.ratings);
   const rows = [...g.outcome.standings].sort((a, b) => a.place - b.place).map((st) => {
     const change = rated ? changeForSeat(g.ratings, st.seat) : null;
     const rating = !rated ? '' : change
       ? `<td class="rating-change" data-player="${esc(change.player_id)}"><a href="${profileLink(change.player_id)}">${esc(changeText(change))}</a></td>`
       : `<td class="rating-change muted">${esc(t('over.unrated_seat'))}</td>`;
-    return `<tr data-seat="${st.seat}"><td>${st.place}</td><td><span style="color:${COLOR[st.seat]}">${SYMBOL[st.seat]}</span> ${esc(t(`seat.${st.seat}`))}</td>
-         <td>${esc(names[st.seat] || '')}</td><td>${st.points}</td>${rating}</tr>`;
+    return `<tr data-seat="${st.seat}"><td class="num">${st.place}</td><td class="seat-cell"><span style="color:${COLOR[st.seat]}">${SYMBOL[st.seat]}</span> ${esc(t(`seat.${st.seat}`))}</td>
+         <td class="name-cell">${esc(names[st.seat] || '')}</td><td class="num">${st.points}</td>${rating}</tr>`;
   }).join('');
   let seed = '';
   if (g.dice_seed) {
@@ -29,9 +30,18 @@ export function renderGameOver(el, s, verify) {
           ${esc(t('verify.commit'))} <code>${esc(g.dice_commit || '')}</code><br>
           <button type="button" data-do="verify" id="verify">${esc(t('verify.button'))}</button> <span id="verify-result">${esc(verify)}</span></p>`;
   }
-  setHtml(el, `<h2>${esc(t('over.title'))}</h2><p id="over-reason">${esc(reasonText(g.outcome.reason))}</p>
-        <table id="standings"><thead><tr><th>${esc(t('over.place'))}</th><th>${esc(t('over.seat'))}</th><th>${esc(t('over.player'))}</th><th>${esc(t('over.points'))}</th>${rated ? `<th>${esc(t('over.rating'))}</th>` : ''}</tr></thead>
+  setHtml(el, `<h2>${esc(t('over.title'))}</h2>${teamResult(s)}<p id="over-reason">${esc(reasonText(g.outcome.reason))}</p>
+        <table id="standings"><thead><tr><th class="num">${esc(t('over.place'))}</th><th>${esc(t('over.seat'))}</th><th>${esc(t('over.player'))}</th><th class="num">${esc(t('over.points'))}</th>${rated ? `<th>${esc(t('over.rating'))}</th>` : ''}</tr></thead>
         <tbody>${rows}</tbody></table>${seed}${recordHtml(s)}`);
+}
+
+/** Teams: which team won, or a draw (the standings give both partners the same place). */
+function teamResult(s) {
+  if (!isTeams(s)) return '';
+  const place = (seat) => s.game.outcome.standings.find((x) => x.seat === seat)?.place;
+  const won = TEAMS.filter((team) => team.some((seat) => place(seat) === 1));
+  const text = won.length === 1 ? t('over.team_won', { team: teamLabel(won[0]) }) : t('over.draw');
+  return `<p id="team-result" class="team-result">${esc(text)}</p>`;
 }
 
 /** The link to the game's record and how to check it independently. */

@@ -20,11 +20,12 @@ export class HostPanel {
   constructor(el, room) {
     this.el = el;
     this.room = room;
-    el.innerHTML = `<h2>${esc(t('host.title'))}</h2>
+    // Collapsible, so the settings never push the board down for long.
+    el.innerHTML = `<details id="host-details" open><summary><h2>${esc(t('host.title'))}</h2></summary>
       <div id="host-form"></div>
       <p id="settings-status" class="ok" role="status"></p>
       <ul id="settings-problems" class="error problems" role="alert"></ul>
-      <div id="host-cpu" class="host-cpu"></div>`;
+      <div id="host-cpu" class="host-cpu"></div></details>`;
     el.addEventListener('submit', (e) => {
       if (e.target.id !== 'settings-form') return;
       e.preventDefault();
@@ -97,6 +98,22 @@ export class HostPanel {
     form.elements.public.checked = saved.public;
   }
 
+  /** Whether the form holds edits not saved yet. */
+  dirty() {
+    const now = this.unsaved();
+    const info = this.room.info();
+    if (!now) return false;
+    const norm = (o) => JSON.stringify(Object.keys(o || {}).sort().map((k) => [k, o[k]]));
+    return norm(now.options) !== norm(info.options) || now.turn_time !== info.turn_time
+      || now.rated !== !!info.rated || now.public !== !!info.public;
+  }
+
+  /** Save the form's edits now (before a start); whether they were saved. */
+  saveNow() {
+    const form = this.el.querySelector('#settings-form');
+    return form ? this.save(form) : Promise.resolve(true);
+  }
+
   feedback(status, problems = []) {
     this.el.querySelector('#settings-status').textContent = status;
     this.el.querySelector('#settings-problems').innerHTML = problems.map((p) =>
@@ -119,9 +136,11 @@ export class HostPanel {
       const info = await api.changeSettings(this.room.id, this.token(), change);
       this.room.onInfo(info);
       this.feedback(t('host.saved'));
+      return true;
     } catch (e) {
       // bad_options lists every problem; anything else (game_running, bad_token, …) is one line.
       this.feedback('', e.details && e.details.length ? e.details : [{ code: e.code, text: errorText(e.code) }]);
+      return false;
     }
   }
 

@@ -40,11 +40,27 @@ export function onLangChange(fn) {
   listeners.add(fn);
 }
 
-/** The text of `key` in the current language with `{name}` placeholders filled from `params`. */
+const PLURAL = /^(zero|one|two|few|many|other):/;
+
+/** A text with plural forms (`one:{n} pt|other:{n} pts`, categories of Intl.PluralRules): the form
+ * for `n` in language `code`, else the `other` form. */
+function pluralForm(text, code, n) {
+  const forms = Object.fromEntries(text.split('|').map((f) => {
+    const i = f.indexOf(':');
+    return [f.slice(0, i), f.slice(i + 1)];
+  }));
+  const category = new Intl.PluralRules(code).select(Number(n));
+  return forms[category] ?? forms.other ?? Object.values(forms)[0];
+}
+
+/** The text of `key` in the current language with `{name}` placeholders filled from `params`; a
+ * text with plural forms takes the form for `params.n`. */
 export function t(key, params = {}) {
+  let code = lang;
   let text = DICTS[lang][key];
-  if (text === undefined) text = DICTS.en[key];
+  if (text === undefined) { text = DICTS.en[key]; code = 'en'; }
   if (text === undefined) return key;
+  if (PLURAL.test(text)) text = pluralForm(text, code, params.n);
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 

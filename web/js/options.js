@@ -1,7 +1,7 @@
 // House rules as form fields: each game's options table (name, kind, default — the rules specs'
 // tables), one field per option, and reading a form back into the JSON the server takes. Shared by
 // the lobby's "create a room" form and the host's settings form between games.
-import { t } from './i18n.js';
+import { t, currentLang } from './i18n.js';
 import { esc } from './util.js';
 
 /** Each game's house rules: name, kind, default (the rules specs' option tables). */
@@ -76,10 +76,12 @@ export function fillOptions(form, game, opts) {
   }
 }
 
-/** The server's list of problems with submitted house rules, in words: "Round limit: out of range (…)". */
+/** The server's list of problems with submitted house rules, in words from their codes: "Round
+ * limit: out of range". The server's own message is English, so it is added only in English. */
 export function problemText(p) {
   const label = p.option && t(`opt.${p.option}`) !== `opt.${p.option}` ? t(`opt.${p.option}`) : p.option;
   const key = `problem.${p.code}`;
   const what = t(key) === key ? p.code : t(key);
-  return `${label ? `${label}: ` : ''}${what} (${p.message})`;
+  const detail = currentLang() === 'en' && p.message ? ` (${p.message})` : '';
+  return `${label ? `${label}: ` : ''}${what}${detail}`;
 }

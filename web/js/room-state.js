@@ -22,6 +22,10 @@ export class RoomState {
     this.legal = null; // the legal actions the server sent for this seat, or null
     this.lastMove = [];
     this.log = [];
+    // The game action by action: `steps[seq]` = {seq, seat, by, action, applied, state}, from
+    // `GET /rooms/{id}/positions` after a snapshot and from `acted` events since; `start` is the
+    // public state before the first action (null: the start position of START).
+    this.history = { game_no: null, start: null, steps: [] };
   }
 
   names() {
@@ -31,9 +35,18 @@ export class RoomState {
     return out;
   }
 
-  addLog(lines) {
-    for (const l of lines) this.log.push(l);
+  /** Log entries are kept as data and put in words when drawn, so a new language rewrites them:
+   * `{event, game, names}` for a room event, `{key, seat}` for a notice of the page's own. */
+  addLog(entry) {
+    this.log.push(entry);
     if (this.log.length > LOG_KEEP) this.log.splice(0, this.log.length - LOG_KEEP);
+  }
+
+  /** The log in the current language, oldest first. */
+  logLines() {
+    return this.log.flatMap((e) => (e.event
+      ? describe(e.event, e.game, e.names)
+      : [t(e.key, e.seat ? { seat: t(`seat.${e.seat}`) } : {})]));
   }
 
   /** The room as a REST answer gave it: events may have moved it on meanwhile, the version tells. */
@@ -92,18 +105,20 @@ export class RoomState {
         rolls: (g.actions || []).filter((a) => a.type === 'roll').map((a) => a.dice),
         ratings: null,
         record: null,
+        actions: (g.actions || []).length, // the next action's seq
       };
+      if (this.history.game_no !== g.game_no) this.history = { game_no: g.game_no, start: null, steps: [] };
     } else {
       this.game = null;
     }
-    this.addLog([t('log.synced')]);
+    this.addLog({ key: 'log.synced' });
   }
 
   applyEvent(m) {
     const ev = m.event;
     const seatIx = ev.seat ? SEATS.indexOf(ev.seat) : -1;
     this.legal = null; // a new event: the server sends a fresh view if this seat is to act
-    this.addLog(describe(ev, this.info.game, this.names()));
+    this.addLog({ event: ev, game: this.info.game, names: this.names() });
     const seats = this.info.seats;
     switch (ev.e) {
       case 'seat_taken':
@@ -127,8 +142,9 @@ export class RoomState {
         this.info.game = ev.game;
         this.game = {
           kind: ev.game, game_no: ev.game_no, first: ev.first, options: ev.options, state: null,
-          outcome: null, dice_seed: null, dice_commit: ev.dice_commit || null, rolls: [], ratings: null, record: null,
+          outcome: null, dice_seed: null, dice_commit: ev.dice_commit || null, rolls: [], ratings: null, record: null, actions: 0,
         };
+        this.history = { game_no: ev.game_no, start: null, steps: [] };
         this.lastMove = [];
         break;
       case 'acted':
@@ -136,6 +152,8 @@ export class RoomState {
           this.game.state = ev.state;
           if (ev.action && ev.action.type === 'roll') this.game.rolls.push(ev.action.dice);
           if (ev.action && ev.action.type === 'move') this.lastMove = [ev.action.from, ev.action.to];
+          const seq = this.game.actions++;
+          this.history.steps[seq] = { seq, seat: ev.seat, by: ev.by, action: ev.action, applied: ev.applied, state: ev.state };
         }
         break;
       case 'game_over':
@@ -162,6 +180,27 @@ export class RoomState {
     }
   }
 
+  /**
+   * The game's steps as the server replayed them (`GET /rooms/{id}/positions`): they fill in what
+   * this page did not see live. Steps already known from events stay (they are the same).
+   */
+  mergePositions(positions) {
+    if (!this.game || positions.game_no !== this.game.game_no) return false;
+    const h = this.history;
+    h.start = positions.start;
+    for (const step of positions.steps) if (!h.steps[step.seq]) h.steps[step.seq] = step;
+    if (!this.lastMove.length) this.lastMove = lastMoveOf(h.steps, h.steps.length - 1);
+    return true;
+  }
+
+  /** Whether every action of the game so far is in the history (no gap left by a reload). */
+  historyComplete() {
+    const steps = this.history.steps;
+    if (!this.game) return true;
+    for (let i = 0; i < this.game.actions; i++) if (!steps[i]) return false;
+    return true;
+  }
+
   /** The house rule `show_legal_moves` (four-player chess); Chaturaji always shows them. */
   legalShown() {
     const opts = (this.game && this.game.options) || this.info.options || {};
@@ -174,10 +213,7 @@ export class RoomState {
 
   /** The pieces on the board now: square name → {seat, kind}. */
   pieces() {
-    const kind = this.info.game;
-    const st = this.game && this.game.state;
-    if (!st) return kind === 'chaturaji' ? parseChaturaji(START[kind]) : parseFen4(START[kind]).pieces;
-    return kind === 'chaturaji' ? parseChaturaji(st.position) : parseFen4(st.fen4).pieces;
+    return piecesOf(this.info.game, this.game && this.game.state);
   }
 
   /** Legal moves grouped by origin square, then by target square. */
@@ -192,4 +228,19 @@ export class RoomState {
     }
     return idx;
   }
+}
+
+/** The pieces of a public state (the start position for none): square name → {seat, kind}. */
+export function piecesOf(kind, state) {
+  if (!state) return kind === 'chaturaji' ? parseChaturaji(START[kind]) : parseFen4(START[kind]).pieces;
+  return kind === 'chaturaji' ? parseChaturaji(state.position) : parseFen4(state.fen4).pieces;
+}
+
+/** The from/to squares of the last move at or before step `i`, or []. */
+export function lastMoveOf(steps, i) {
+  for (let k = i; k >= 0; k--) {
+    const a = steps[k] && steps[k].action;
+    if (a && a.type === 'move') return [a.from, a.to];
+  }
+  return [];
 }

@@ -1,20 +1,24 @@
 // The room screen at `/?room=<id>`: it loads the room, keeps one WebSocket to it, feeds every
 // message to the store (room-state.js) and draws each component from the store. Player input
-// (board squares, buttons) becomes actions on the connection or REST calls for the host.
+// (board squares, buttons) becomes actions on the connection or REST calls for the host. The move
+// list shows any earlier position on the board (view only; arrow keys step, Escape comes back).
 import { t } from './i18n.js';
 import { api } from './api.js';
 import { store } from './store.js';
 import { RoomConnection } from './conn.js';
 import { Board } from './board.js';
-import { SEATS } from './games.js';
-import { esc, errorText } from './util.js';
+import { SEATS, parseFen4 } from './games.js';
+import { esc, errorText, setHtml } from './util.js';
 import { throwsFromSeed } from './dice-verify.js';
 import { HostPanel } from './host.js';
 import { joinRoom } from './player.js';
-import { RoomState } from './room-state.js';
+import { RoomState, piecesOf, lastMoveOf } from './room-state.js';
 import { MoveInput } from './move-input.js';
 import { renderHead, inviteLink } from './room-head.js';
-import { renderSeats } from './seats.js';
+import { renderSeats, renderSeatClock, resignedSeats } from './seats.js';
+import { renderMoveList, shownSeqs } from './movelist.js';
+import { boardMarks } from './board-marks.js';
+import { Sounds } from './sounds.js';
 import { renderDice } from './dice.js';
 import { renderClock, renderActions, renderPromotion } from './turn.js';
 import { renderGameOver } from './gameover.js';
@@ -38,8 +42,23 @@ export class RoomPage {
     this.conn = null;
     // A spectator chooses which seat's side is at the bottom; a player always sees its own seat there.
     this.viewSeat = SEATS.includes(localStorage.getItem('fk.view')) ? localStorage.getItem('fk.view') : 'red';
-    this.tick = setInterval(() => renderClock(this.el('turn'), this.state), 250);
+    this.viewing = null; // the seq whose position the board shows, or null: the live game
+    this.tab = 'moves';
+    this.sounds = new Sounds();
+    this.tenSeconds = null; // the turn whose last ten seconds were announced
+    this.tick = setInterval(() => this.onTick(), 250);
     this.listen();
+  }
+
+  onTick() {
+    const s = this.state;
+    renderClock(this.el('turn'), s);
+    renderSeatClock(this.el('seats'), s);
+    const g = s.game;
+    if (s.myTurn() && g.deadline && g.deadline - Date.now() <= 10000 && this.tenSeconds !== g.deadline) {
+      this.tenSeconds = g.deadline;
+      this.sounds.play('tick');
+    }
   }
 
   // What the browser tests and the console read.
@@ -64,6 +83,24 @@ export class RoomPage {
       else if (what === 'verify') this.verifySeed();
       else if (what === 'promote') { this.input.promote(Number(b.dataset.i)); this.render(); }
       else if (what === 'copy-invite') navigator.clipboard?.writeText(inviteLink(this.id));
+      else if (what === 'view') this.view(Number(b.dataset.seq));
+      else if (what === 'nav') this.step(b.dataset.to);
+      else if (what === 'live') this.view(null);
+      else if (what === 'tab') { this.tab = b.dataset.tab; this.render(); }
+      else if (what === 'mute') { this.sounds.setMuted(!this.sounds.muted); this.render(); }
+    });
+    this.root.addEventListener('click', (e) => {
+      const mv = e.target.closest('button.mv[data-seq]');
+      if (mv) this.view(Number(mv.dataset.seq));
+    });
+    // Arrow keys step through the moves (the board keeps them while it has the focus).
+    document.addEventListener('keydown', (e) => {
+      if (!this.shell || e.altKey || e.ctrlKey || e.metaKey) return;
+      if (e.target.closest && e.target.closest('input, select, textarea, .sq')) return;
+      const to = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last', Escape: 'live' }[e.key];
+      if (!to) return;
+      e.preventDefault();
+      this.step(to);
     });
     this.root.addEventListener('change', (e) => {
       if (e.target.id !== 'view-seat') return;
@@ -106,17 +143,29 @@ export class RoomPage {
 
   onMessage(m) {
     const s = this.state;
+    const seatBefore = s.mySeat;
+    const myTurnBefore = s.myTurn();
     const done = s.receive(m);
     if (!done) return;
+    if (s.mySeat !== seatBefore) this.message = ''; // e.g. a spectator's notice, no longer true
     if (done.snapshot && s.game && s.game.outcome) this.loadRecord();
+    if (done.snapshot && s.game && !s.historyComplete()) this.loadPositions();
     if (done.event) {
-      if (done.event.e === 'game_started') {
+      const ev = done.event;
+      if (ev.e === 'game_started') {
         this.input.reset();
         this.verify = '';
+        this.viewing = null;
+        this.message = '';
       }
-      if (done.event.e === 'game_over' && s.game) this.loadRecord();
+      if (ev.e === 'game_over' && s.game) {
+        this.loadRecord();
+        this.sounds.play('end');
+      }
+      if (ev.e === 'acted') this.onActed(ev);
       if (this.input.selected && !s.myTurn()) this.input.selected = null;
     }
+    if (!myTurnBefore && s.myTurn()) this.sounds.play('turn');
     if (done.error) {
       this.message = errorText(done.error.code);
       this.messageDetail = done.error.message;
@@ -129,6 +178,69 @@ export class RoomPage {
     this.render();
   }
 
+  /** Sounds and notices for an action that was applied. */
+  onActed(ev) {
+    const s = this.state;
+    const a = ev.action || {};
+    if (a.type === 'move') {
+      const captured = s.info.game === 'fourchess'
+        ? ((ev.applied && ev.applied.move && ev.applied.move.captures) || []).length > 0
+        : (ev.applied || []).some((e) => e.type === 'captured');
+      this.sounds.play(captured ? 'capture' : 'move');
+      if (((ev.state && ev.state.checks) || []).length) this.sounds.play('check');
+    }
+    // The CPU played a human's turn whose time ran out (an away human's seat is tagged instead).
+    const o = s.info.seats[SEATS.indexOf(ev.seat)];
+    if (ev.by === 'cpu' && o && o.kind === 'human' && !o.cpu_playing && this.timedOut !== `${ev.seat}:${s.game.game_no}:${s.game.rolls.length}`) {
+      this.timedOut = `${ev.seat}:${s.game.game_no}:${s.game.rolls.length}`;
+      this.notice = { key: 'log.timed_out', params: { seat: ev.seat } };
+      s.addLog({ key: 'log.timed_out', seat: ev.seat });
+    } else if (ev.by === 'human') {
+      this.notice = null;
+    }
+  }
+
+  /** After a snapshot: the game so far, action by action, from the server's replay. */
+  async loadPositions() {
+    const g = this.state.game;
+    try {
+      let from = 0;
+      for (;;) {
+        const page = await api.positions(this.id, from);
+        if (this.state.game !== g || !this.state.mergePositions(page)) return;
+        from += page.steps.length;
+        if (!page.steps.length || from >= page.total) break;
+      }
+    } catch {
+      return; // an older server without the route: the list starts from what this page sees
+    }
+    this.render();
+  }
+
+  /** Show the board after action `seq` (null: the live game). */
+  view(seq) {
+    const steps = this.state.history.steps;
+    const seqs = this.seqs();
+    this.viewing = seq === null || !steps[seq] || seq === seqs[seqs.length - 1] ? null : seq;
+    this.input.reset();
+    this.render();
+  }
+
+  seqs() {
+    const s = this.state;
+    return s.game ? shownSeqs(s.info.game, s.game.first, s.history.steps) : [];
+  }
+
+  /** Step through the move list: first, prev, next, last, live. */
+  step(to) {
+    const seqs = this.seqs();
+    if (!seqs.length) return;
+    const at = this.viewing === null ? seqs.length - 1 : seqs.indexOf(this.viewing);
+    const target = { first: 0, prev: Math.max(0, at - 1), next: at + 1, last: seqs.length - 1, live: seqs.length - 1 }[to];
+    if (target === -1 && to === 'first') return this.view(null);
+    this.view(target >= seqs.length - 1 ? null : seqs[target]);
+  }
+
   say(key, params) {
     this.message = t(key, params);
     this.messageDetail = '';
@@ -136,6 +248,11 @@ export class RoomPage {
 
   onSquare(sq) {
     this.message = '';
+    if (this.viewing !== null) {
+      // A past position is for looking only: a click brings the live game back.
+      this.view(null);
+      return;
+    }
     this.input.onSquare(sq);
     this.render();
   }
@@ -171,6 +288,8 @@ export class RoomPage {
 
   async host(action) {
     const token = store.host(this.id);
+    // Edits in the settings form are saved first, never dropped (a refusal is shown at the fields).
+    if (this.hostPanel.dirty() && !(await this.hostPanel.saveNow())) return;
     try {
       if (action === 'start') await api.start(this.id, token);
       if (action === 'rematch') await api.rematch(this.id, token);
@@ -241,37 +360,91 @@ export class RoomPage {
     if (!this.shell) this.buildShell();
     const info = s.info;
     const kind = info.game;
+    const g = s.game;
+    if (this.viewing !== null && !s.history.steps[this.viewing]) this.viewing = null;
     // State as data attributes: handy for styling, and what the browser tests read.
     const room = this.el('room');
     room.dataset.game = kind;
     room.dataset.phase = info.phase;
     room.dataset.mySeat = s.mySeat || '';
-    room.dataset.toAct = (s.game && !s.game.outcome && s.game.to_act) || '';
+    room.dataset.toAct = (g && !g.outcome && g.to_act) || '';
     room.dataset.v = s.v === null ? '' : String(s.v);
     room.dataset.legal = String((s.legal || []).length);
     room.dataset.view = s.mySeat || this.viewSeat;
+    room.dataset.viewing = this.viewing === null ? '' : String(this.viewing);
+    room.dataset.myTurn = String(s.myTurn());
+    document.title = s.myTurn() ? t('title.your_turn') : `${t(`game.${kind}`)} · fourkings`;
     this.el('room-title').textContent = `${t(`game.${kind}`)} · ${info.id}`;
+    const mute = this.el('mute');
+    setHtml(mute, speakerIcon(this.sounds.muted));
+    mute.title = t(this.sounds.muted ? 'sound.off' : 'sound.on');
+    mute.setAttribute('aria-label', mute.title);
+    mute.setAttribute('aria-pressed', String(this.sounds.muted));
     renderSeats(this.el('seats'), s);
     renderHead(this.el('room-controls'), this.id, s, this.viewSeat);
     renderDice(this.el('dice'), s);
     renderActions(this.el('actions'), s);
     renderPromotion(this.el('promotion'), this.input.promotion);
     renderGameOver(this.el('gameover'), s, this.verify);
-    renderLog(this.el('log'), s);
+    this.renderTabs();
     this.hostPanel.render();
-    this.board.setup(kind, s.mySeat || this.viewSeat);
-    const idx = s.legalShown() ? s.moveIndex() : new Map();
-    const sel = this.input.selected;
-    this.board.render(s.pieces(), {
-      selected: sel,
-      targets: sel && idx.get(sel) ? new Set(idx.get(sel).keys()) : new Set(),
-      movable: s.myTurn() ? new Set(idx.keys()) : new Set(),
-      last: s.lastMove,
-    });
+    this.renderBoard();
     const msg = this.el('message');
-    msg.textContent = this.message;
+    msg.textContent = this.message || (this.notice ? t(this.notice.key, { seat: t(`seat.${this.notice.params.seat}`) }) : '');
+    msg.classList.toggle('notice', !this.message && !!this.notice);
     msg.title = this.messageDetail || '';
-    renderClock(this.el('turn'), s);
+    this.onTick();
+  }
+
+  renderTabs() {
+    const s = this.state;
+    for (const b of this.root.querySelectorAll('button[data-do="tab"]')) {
+      const on = b.dataset.tab === this.tab;
+      b.classList.toggle('on', on);
+      b.setAttribute('aria-selected', String(on));
+    }
+    this.el('moves-pane').hidden = this.tab !== 'moves';
+    this.el('log-pane').hidden = this.tab !== 'log';
+    if (s.game) renderMoveList(this.el('moves'), s.info.game, s.game.first, s.history.steps, this.viewing);
+    else renderMoveList(this.el('moves'), s.info.game, 'red', [], null);
+    renderLog(this.el('log'), s);
+    const bar = this.el('viewing');
+    if (this.viewing === null) {
+      bar.hidden = true;
+    } else {
+      const seqs = this.seqs();
+      bar.hidden = false;
+      this.el('viewing-text').textContent = t('moves.viewing', { n: seqs.indexOf(this.viewing) + 1, total: seqs.length });
+    }
+  }
+
+  /** The board: the live position with the seat's selection and targets, or a past one, view only. */
+  renderBoard() {
+    const s = this.state;
+    const kind = s.info.game;
+    this.board.setup(kind, s.mySeat || this.viewSeat);
+    const steps = s.history.steps;
+    const past = this.viewing !== null ? steps[this.viewing] : null;
+    const state = past ? past.state : s.game && s.game.state;
+    const pieces = past ? piecesOf(kind, past.state) : s.pieces();
+    const marks = boardMarks(kind, pieces, state, {
+      outcome: past ? null : s.game && s.game.outcome,
+      resigned: resignedSeats(past ? steps.slice(0, this.viewing + 1) : steps),
+      last: past ? lastMoveOf(steps, this.viewing) : s.lastMove,
+    });
+    if (!past) {
+      const idx = s.legalShown() ? s.moveIndex() : new Map();
+      const sel = this.input.selected;
+      marks.selected = sel;
+      marks.targets = sel && idx.get(sel) ? new Set(idx.get(sel).keys()) : new Set();
+      marks.movable = s.myTurn() ? new Set(idx.keys()) : new Set();
+      if (kind === 'chaturaji' && sel && pieces.get(sel)?.kind === 'P') {
+        // The promotion pictures help where the selected pawn may arrive on its far edge.
+        for (const sq of marks.targets) if (farEdge(s.mySeat, sq)) marks.hints.add(sq);
+      }
+    }
+    this.el('board-host').classList.toggle('past', !!past);
+    this.board.render(pieces, marks);
   }
 
   buildShell() {
@@ -280,23 +453,42 @@ export class RoomPage {
       <section class="room" id="room">
         <div class="room-head">
           <h1 id="room-title"></h1>
-          <div id="room-controls" class="controls"></div>
+          <button type="button" id="mute" class="icon" data-do="mute"></button>
         </div>
-        <section id="host-panel" class="card host-panel" hidden></section>
         <div class="room-body">
           <div class="board-wrap">
+            <div id="viewing" class="viewing" hidden>
+              <span id="viewing-text"></span>
+              <button type="button" data-do="live" id="back-to-game" class="primary">${esc(t('moves.back'))}</button>
+            </div>
             <div id="board-host"></div>
             <div id="promotion" class="promotion" hidden></div>
             <p id="message" class="message" role="alert" aria-live="assertive"></p>
           </div>
           <aside class="side">
+            <div id="room-controls" class="controls"></div>
             <ol id="seats" class="seats"></ol>
-            <div id="turn" class="turn"></div>
+            <div id="turn" class="turn" aria-live="polite"></div>
             <div id="dice" class="dice"></div>
             <div id="actions" class="actions"></div>
             <div id="gameover" class="gameover"></div>
-            <h2 data-i18n="log.title">${esc(t('log.title'))}</h2>
-            <ol id="log" class="log" aria-live="polite"></ol>
+            <section id="host-panel" class="card host-panel" hidden></section>
+            <div class="tabs" role="tablist">
+              <button type="button" role="tab" data-do="tab" data-tab="moves" id="tab-moves">${esc(t('moves.title'))}</button>
+              <button type="button" role="tab" data-do="tab" data-tab="log" id="tab-log">${esc(t('log.title'))}</button>
+            </div>
+            <div id="moves-pane" class="pane" role="tabpanel">
+              <div id="moves" class="moves"></div>
+              <div class="move-nav">
+                <button type="button" data-do="nav" data-to="first" aria-label="${esc(t('moves.first'))}" title="${esc(t('moves.first'))}">«</button>
+                <button type="button" data-do="nav" data-to="prev" aria-label="${esc(t('moves.prev'))}" title="${esc(t('moves.prev'))}" id="move-prev">‹</button>
+                <button type="button" data-do="nav" data-to="next" aria-label="${esc(t('moves.next'))}" title="${esc(t('moves.next'))}" id="move-next">›</button>
+                <button type="button" data-do="nav" data-to="last" aria-label="${esc(t('moves.last'))}" title="${esc(t('moves.last'))}">»</button>
+              </div>
+            </div>
+            <div id="log-pane" class="pane" role="tabpanel" hidden>
+              <ol id="log" class="log" aria-live="polite"></ol>
+            </div>
           </aside>
         </div>
       </section>`;
@@ -307,12 +499,26 @@ export class RoomPage {
   }
 
   relabel() {
-    // The language changed: the log keeps its words, everything else is drawn again (an unsaved
-    // edit of the host's settings included).
+    // The language changed: everything is drawn again in it (an unsaved edit of the host's
+    // settings included); the event log is written again from its events.
     if (!this.shell) return;
     const unsaved = this.hostPanel.unsaved();
     this.shell = false;
     this.render();
     this.hostPanel.restore(unsaved);
   }
+}
+
+/** Chaturaji: whether `sq` is on `seat`'s far edge (C.5), where its pawns promote. */
+function farEdge(seat, sq) {
+  const file = sq[0];
+  const rank = Number(sq.slice(1));
+  return { red: rank === 8, blue: file === 'h', yellow: rank === 1, green: file === 'a' }[seat] || false;
+}
+
+/** A speaker, crossed out when muted (drawn: emoji fonts are not everywhere). */
+function speakerIcon(muted) {
+  return `<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d="M3 9h4l5-4v14l-5-4H3z" fill="currentColor"/>${muted
+    ? '<path d="M16 9l6 6M22 9l-6 6" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'
+    : '<path d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12" stroke="currentColor" stroke-width="2" fill="none" stroke-linecap="round"/>'}</svg>`;
 }

@@ -2,6 +2,8 @@
 // (Chaturaji) and Resign, and the choice of piece when a pawn promotes.
 import { t } from './i18n.js';
 import { esc, setHtml } from './util.js';
+import { parseFen4, SEATS } from './games.js';
+import { resignedSeats } from './seats.js';
 
 /** The turn line, redrawn every quarter second for the countdown. */
 export function renderClock(el, s) {
@@ -24,11 +26,19 @@ export function renderClock(el, s) {
   el.textContent = text;
 }
 
-/** End turn and Resign for a seated player while the game runs. */
+/** Whether the seat left the game: resigned, or out (four-player chess FFA). */
+export function seatGone(s, seat) {
+  const g = s.game;
+  if (!g || !seat) return false;
+  if (resignedSeats(s.history.steps).has(seat)) return true;
+  return !!(g.state && g.state.fen4 && parseFen4(g.state.fen4).eliminated[SEATS.indexOf(seat)]);
+}
+
+/** End turn and Resign for a seated player while the game runs and the seat is still in it. */
 export function renderActions(el, s) {
   const g = s.game;
   const parts = [];
-  if (s.mySeat && g && !g.outcome) {
+  if (s.mySeat && g && !g.outcome && !seatGone(s, s.mySeat)) {
     if (s.info.game === 'chaturaji') {
       const canEnd = s.myTurn() && (s.legal || []).some((a) => a.type === 'end_turn');
       parts.push(`<button type="button" data-do="end-turn" id="end-turn" ${canEnd ? '' : 'disabled'}>${esc(t('game.end_turn'))}</button>`);

@@ -328,3 +328,44 @@ mod tests {
         assert!(level(r#"{"seat":"red","level":-1}"#).is_err());
     }
 }
+
+/// `GET /rooms/{id}/positions?from=K&limit=N`: the room's current (or just finished) game, action
+/// by action from seq `from`, each with what it did and the public state after it, computed by the
+/// server replaying the game's log through the rules. A client builds its move list from it after a
+/// reload and shows the board as it was after any action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GamePositions {
+    pub room: String,
+    pub game_no: u32,
+    pub game: GameKind,
+    #[schema(value_type = String, example = "red")]
+    pub first: crate::Seat,
+    /// The public state before the first action (the start position).
+    #[schema(value_type = Object)]
+    pub start: Value,
+    /// How many actions the game has so far (the next action's seq).
+    pub total: u64,
+    /// Actions `from` .. `from + limit` (fewer at the end of the game).
+    pub steps: Vec<PositionStep>,
+}
+
+/// One applied action of [`GamePositions`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PositionStep {
+    /// Position in the game's log, from 0 (the snapshot's `actions` index).
+    pub seq: u64,
+    #[schema(value_type = String, example = "red")]
+    pub seat: crate::Seat,
+    /// `human`, `cpu` or `room` (the dice throw), as in the `acted` event.
+    #[schema(value_type = String, example = "human")]
+    pub by: crate::Actor,
+    /// The rules' action, as the `acted` event and the snapshot carry it.
+    #[schema(value_type = Object)]
+    pub action: Value,
+    /// The rules' `Applied`: what the action did (captures, checks, promotions, eliminations).
+    #[schema(value_type = Object)]
+    pub applied: Value,
+    /// The public state after the action (as `acted` carries it).
+    #[schema(value_type = Object)]
+    pub state: Value,
+}

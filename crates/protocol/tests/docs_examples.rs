@@ -98,6 +98,7 @@ fn every_docs_example_parses_into_the_protocol_types() {
             "rest:Leaderboard" => round_trip::<Leaderboard>(tag, text),
             "rest:PlayerProfile" => round_trip::<PlayerProfile>(tag, text),
             "rest:FinishedGameBody" => round_trip::<FinishedGameBody>(tag, text),
+            "rest:GamePositions" => round_trip::<GamePositions>(tag, text),
             other => panic!("unknown example tag `{other}`"),
         }
         if tag.starts_with("rest:") {

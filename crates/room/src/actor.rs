@@ -262,6 +262,9 @@ impl Room {
             Cmd::Info(reply) => {
                 let _ = reply.send(self.info());
             }
+            Cmd::GameLog(reply) => {
+                let _ = reply.send(self.game_log());
+            }
             Cmd::Join {
                 name,
                 player_id,

@@ -372,7 +372,7 @@ impl TableGame {
     }
 
     /// The public state: the position in the game's text notation, points, and (Chaturaji) the dice
-    /// with the reason each unused die cannot be used.
+    /// with the reason each unused die cannot be used; (four-player chess) the kings in check.
     pub fn public_state(&self) -> Value {
         match self {
             TableGame::Chaturaji(g) => serde_json::json!({
@@ -383,6 +383,7 @@ impl TableGame {
             TableGame::Fourchess { game, .. } => serde_json::json!({
                 "fen4": game.fen4(),
                 "points": game.points(),
+                "checks": Seat::ALL.into_iter().filter(|&s| game.in_check(s)).collect::<Vec<_>>(),
             }),
         }
     }

@@ -42,6 +42,7 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<T, RoomError>>;
 #[derive(Debug)]
 pub(crate) enum Cmd {
     Info(oneshot::Sender<RoomInfo>),
+    GameLog(oneshot::Sender<Option<crate::replay::GameLog>>),
     Join {
         name: String,
         player_id: Option<String>,
@@ -129,6 +130,16 @@ impl RoomHandle {
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Cmd::Info(reply))
+            .await
+            .map_err(|_| RoomError::gone())?;
+        rx.await.map_err(|_| RoomError::gone())
+    }
+
+    /// The log of the current (or just finished) game; `None` before the first game.
+    pub async fn game_log(&self) -> Result<Option<crate::replay::GameLog>, RoomError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Cmd::GameLog(reply))
             .await
             .map_err(|_| RoomError::gone())?;
         rx.await.map_err(|_| RoomError::gone())

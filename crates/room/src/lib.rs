@@ -13,6 +13,7 @@ mod handle;
 pub mod history;
 pub mod log;
 pub mod record;
+pub mod replay;
 mod seats;
 pub mod selfplay;
 pub mod verify;

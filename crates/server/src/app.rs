@@ -60,6 +60,7 @@ pub fn router(state: AppState) -> Router {
         .route("/rooms/{id}/cpu", post(rest::seat_cpu))
         .route("/rooms/{id}/start", post(rest::start))
         .route("/rooms/{id}/rematch", post(rest::rematch))
+        .route("/rooms/{id}/positions", get(rest::positions))
         .route("/leaderboard", get(records::leaderboard))
         .route("/players/{id}", get(records::player))
         .route("/games/{id}", get(records::game))

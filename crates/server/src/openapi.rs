@@ -23,6 +23,7 @@ use crate::{records, rest};
         rest::seat_cpu,
         rest::start,
         rest::rematch,
+        rest::positions,
         records::leaderboard,
         records::player,
         records::game,

@@ -415,3 +415,61 @@ pub async fn rematch(
     let host = host_token(&headers)?;
     Ok(Json(handle.start(host, true).await?))
 }
+
+/// Actions a `GET /rooms/{id}/positions` page may hold at most.
+const MAX_POSITIONS: usize = 1000;
+
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PositionsParams {
+    /// The first action's seq (default 0).
+    pub from: Option<u64>,
+    /// Actions per page, 1..=1000 (default 1000).
+    pub limit: Option<usize>,
+}
+
+/// The current (or just finished) game action by action, each with what it did and the public
+/// state after it, replayed on the server through the rules.
+#[utoipa::path(get, path = "/rooms/{id}/positions", params(("id" = String, Path), PositionsParams),
+    responses((status = 200, body = protocol::GamePositions), (status = 400, body = protocol::ApiError),
+              (status = 404, body = protocol::ApiError), (status = 409, body = protocol::ApiError)))]
+pub async fn positions(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
+    params: Result<Query<PositionsParams>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<protocol::GamePositions> {
+    let Query(params) = params.map_err(|e| ApiError::new(ErrorCode::BadRequest, e.body_text()))?;
+    let limit = params.limit.unwrap_or(MAX_POSITIONS);
+    if !(1..=MAX_POSITIONS).contains(&limit) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("limit must be from 1 to {MAX_POSITIONS}, got {limit}"),
+        ));
+    }
+    let from = params.from.unwrap_or(0);
+    let log = room(&state, &id, &uri)
+        .await?
+        .game_log()
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NoGame, "no game has started in this room"))?;
+    // A few hundred actions through the rules: off the async threads all the same.
+    let (game_no, game, first, total) =
+        (log.game_no, log.kind, log.first, log.actions.len() as u64);
+    let replayed = tokio::task::spawn_blocking(move || room::replay::replay(&log, from, limit))
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Unavailable, format!("replay failed: {e}")))?
+        .map_err(|e| {
+            tracing::error!(room = %id, error = %e, "the room's log does not replay");
+            ApiError::new(ErrorCode::BadRecord, e)
+        })?;
+    Ok(Json(protocol::GamePositions {
+        room: id,
+        game_no,
+        game,
+        first,
+        start: replayed.start,
+        total,
+        steps: replayed.steps,
+    }))
+}

@@ -238,6 +238,17 @@ impl Room {
         }
     }
 
+    /// The current (or just finished) game's log, for `GET /rooms/{id}/positions`.
+    pub(super) fn game_log(&self) -> Option<crate::replay::GameLog> {
+        self.game.as_ref().map(|g| crate::replay::GameLog {
+            game_no: self.game_no,
+            kind: g.game.kind(),
+            options: g.game.options_json(),
+            first: g.first,
+            actions: g.recorded.clone(),
+        })
+    }
+
     fn snapshot(&self) -> Snapshot {
         Snapshot {
             room: self.info(),

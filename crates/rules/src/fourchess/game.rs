@@ -189,6 +189,11 @@ impl Game {
         self.state.points
     }
 
+    /// Whether `seat`'s king is attacked by a live opponent now (several kings can be at once).
+    pub fn in_check(&self, seat: Seat) -> bool {
+        !self.is_out(seat) && super::movegen::in_check(&self.state.pos, seat)
+    }
+
     pub fn is_out(&self, seat: Seat) -> bool {
         self.state.pos.is_eliminated(seat)
     }

@@ -8,6 +8,7 @@ mod connections;
 mod errors;
 mod games;
 mod ops;
+mod positions;
 mod records;
 mod rest;
 mod restart;

@@ -225,6 +225,7 @@ async fn openapi_document_lists_every_route() {
         "/rooms/{id}/cpu",
         "/rooms/{id}/start",
         "/rooms/{id}/rematch",
+        "/rooms/{id}/positions",
         "/leaderboard",
         "/players/{id}",
         "/games/{id}",
