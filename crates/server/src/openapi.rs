@@ -25,6 +25,7 @@ use crate::{records, rest};
         rest::rematch,
         records::leaderboard,
         records::player,
+        records::history,
         records::game,
         records::pgn4
     )

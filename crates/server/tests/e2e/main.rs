@@ -8,6 +8,11 @@ mod connections;
 mod errors;
 mod games;
 mod ops;
+// The seat-playing helpers of the binary tests; this binary uses only some of them.
+#[allow(dead_code)]
+#[path = "../play/mod.rs"]
+mod play;
+mod ratings;
 mod records;
 mod rest;
 mod restart;
