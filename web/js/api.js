@@ -47,6 +47,8 @@ export const api = {
   rematch: (id, token) => call('POST', `/rooms/${encodeURIComponent(id)}/rematch`, { token }),
   createPlayer: (displayName) => call('POST', '/players', { body: { display_name: displayName } }),
   player: (id) => call('GET', `/players/${encodeURIComponent(id)}`),
-  leaderboard: (pool) => call('GET', `/leaderboard?pool=${encodeURIComponent(pool)}`),
+  leaderboard: (pool, offset = 0) => call('GET', `/leaderboard?pool=${encodeURIComponent(pool)}&offset=${offset}`),
+  /** One page of a player's rating history in one pool, newest first. */
+  history: (id, pool, limit = 200) => call('GET', `/players/${encodeURIComponent(id)}/history?pool=${encodeURIComponent(pool)}&limit=${limit}`),
   gameRecord: (id) => call('GET', `/games/${encodeURIComponent(id)}`),
 };

@@ -69,6 +69,7 @@ class LeaderboardPage {
   constructor(root, pool) {
     this.root = root;
     this.pool = POOLS.includes(pool) ? pool : 'chaturaji';
+    this.offset = 0;
     this.data = null;
     this.error = null;
     this.load();
@@ -78,13 +79,13 @@ class LeaderboardPage {
     this.data = null;
     this.error = null;
     this.render();
-    const pool = this.pool;
+    const { pool, offset } = this;
     try {
-      const data = await api.leaderboard(pool);
-      if (pool !== this.pool) return; // another pool was chosen meanwhile
+      const data = await api.leaderboard(pool, offset);
+      if (pool !== this.pool || offset !== this.offset) return; // another page was chosen meanwhile
       this.data = data && Array.isArray(data.rows) ? data : { rows: [] };
     } catch (e) {
-      if (pool !== this.pool) return;
+      if (pool !== this.pool || offset !== this.offset) return;
       this.error = failure(e);
     }
     this.render();
@@ -92,6 +93,13 @@ class LeaderboardPage {
 
   relabel() {
     this.render();
+  }
+
+  /** Who is listed, as the server says: established players who played lately. */
+  ruleText() {
+    const d = this.data;
+    if (!d || typeof d.min_games !== 'number') return '';
+    return d.active_days ? t('ratings.board_rule_days', { n: d.min_games, days: d.active_days }) : t('ratings.board_rule', { n: d.min_games });
   }
 
   render() {
@@ -105,23 +113,69 @@ class LeaderboardPage {
         <th>${esc(t('ratings.rank'))}</th><th>${esc(t('over.player'))}</th><th>${esc(t('ratings.rating'))}</th><th>${esc(t('ratings.games'))}</th>
         </tr></thead><tbody>${this.data.rows.map((r) => `<tr data-player="${esc(r.player_id)}"${me && me.player_id === r.player_id ? ' class="me"' : ''}>
           <td>${esc(r.rank)}</td>
-          <td><a href="${profileLink(r.player_id)}">${esc(r.display_name)}</a>${r.is_cpu ? ` <em class="tag">${esc(t('tag.cpu'))}</em>` : ''}</td>
+          <td><a href="${profileLink(r.player_id)}">${esc(r.display_name)}</a></td>
           <td class="rating" title="μ ${Number(r.mu).toFixed(2)} σ ${Number(r.sigma).toFixed(2)}">${esc(ratingNumber(r))}</td>
-          <td>${esc(r.games)}</td></tr>`).join('')}</tbody></table>`;
+          <td class="games">${esc(r.games)}</td></tr>`).join('')}</tbody></table>`;
     }
+    const d = this.data;
+    const pager = d && (this.offset > 0 || d.next_offset) ? `<p class="pager">
+        <button type="button" id="board-prev"${this.offset > 0 ? '' : ' disabled'}>${esc(t('ratings.prev'))}</button>
+        <button type="button" id="board-next"${d.next_offset ? '' : ' disabled'}>${esc(t('ratings.next'))}</button></p>` : '';
+    const rule = this.ruleText();
     this.root.innerHTML = `<section class="card" id="leaderboard-page">
       <h1>${esc(t('ratings.leaderboard'))}</h1>
       <div class="field"><label for="pool-select">${esc(t('ratings.pool'))}</label>
         <select id="pool-select">${POOLS.map((p) => `<option value="${p}"${p === this.pool ? ' selected' : ''}>${esc(t(`pool.${p}`))}</option>`).join('')}</select></div>
-      ${body}
+      ${body}${pager}
+      ${rule ? `<p class="muted" id="board-rule">${esc(rule)}</p>` : ''}
       <p class="muted">${esc(t('ratings.explain'))}</p>
       <p><a href="/">${esc(t('room.back'))}</a></p></section>`;
     this.root.querySelector('#pool-select').addEventListener('change', (e) => {
       this.pool = e.target.value;
+      this.offset = 0;
       history.replaceState(null, '', `/?leaderboard=${encodeURIComponent(this.pool)}`);
       this.load();
     });
+    const turn = (to) => { this.offset = Math.max(0, to); this.load(); };
+    this.root.querySelector('#board-prev')?.addEventListener('click', () => turn(this.offset - (d.rows.length || 50)));
+    this.root.querySelector('#board-next')?.addEventListener('click', () => turn(d.next_offset));
   }
+}
+
+/** The points of a rating chart, oldest first: the rating before the first game shown, then after
+ * each game. `entries` come newest first, as the server sends them. */
+export function chartPoints(entries) {
+  const old = [...(entries || [])].sort((a, b) => a.games - b.games);
+  if (!old.length) return [];
+  const first = old[0];
+  return [{ games: first.games - 1, value: ratingNumber(first.before) }, ...old.map((h) => ({ games: h.games, value: ratingNumber(h.after) }))];
+}
+
+/** A small line chart of the rating over rated games, drawn as SVG (no library). */
+export function chartSvg(points, label) {
+  if (points.length < 2) return '';
+  const W = 600;
+  const H = 180;
+  const pad = { l: 44, r: 12, t: 10, b: 24 };
+  const xs = points.map((p) => p.games);
+  const ys = points.map((p) => p.value);
+  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+  let [y0, y1] = [Math.min(...ys), Math.max(...ys)];
+  if (y1 - y0 < 20) { const mid = (y0 + y1) / 2; y0 = mid - 10; y1 = mid + 10; }
+  const px = (x) => pad.l + ((x - x0) / Math.max(1, x1 - x0)) * (W - pad.l - pad.r);
+  const py = (y) => pad.t + (1 - (y - y0) / (y1 - y0)) * (H - pad.t - pad.b);
+  const line = points.map((p) => `${px(p.games).toFixed(1)},${py(p.value).toFixed(1)}`).join(' ');
+  const last = points[points.length - 1];
+  const tick = (y) => `<line x1="${pad.l}" x2="${W - pad.r}" y1="${py(y).toFixed(1)}" y2="${py(y).toFixed(1)}" class="grid"/>
+    <text x="${pad.l - 6}" y="${(py(y) + 4).toFixed(1)}" text-anchor="end">${Math.round(y)}</text>`;
+  return `<svg class="rating-chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(label)}">
+    ${tick(y0)}${tick(y1)}
+    <text x="${px(x0)}" y="${H - 6}" text-anchor="start">${x0}</text>
+    <text x="${px(x1)}" y="${H - 6}" text-anchor="end">${x1}</text>
+    <polyline points="${line}" class="line"/>
+    ${points.length <= 60 ? points.map((p) => `<circle cx="${px(p.games).toFixed(1)}" cy="${py(p.value).toFixed(1)}" r="3"/>`).join('') : ''}
+    <circle cx="${px(last.games).toFixed(1)}" cy="${py(last.value).toFixed(1)}" r="5" class="now"/>
+  </svg>`;
 }
 
 class ProfilePage {
@@ -130,6 +184,7 @@ class ProfilePage {
     this.id = id;
     this.data = null;
     this.error = null;
+    this.charts = {}; // pool -> history entries (newest first)
     this.render();
     this.load();
   }
@@ -143,10 +198,29 @@ class ProfilePage {
       this.error = failure(e);
     }
     this.render();
+    if (!this.data || this.data.player.is_cpu) return;
+    // One chart per pool played: its history, up to the last 200 games.
+    await Promise.all((this.data.ratings || []).map(async (r) => {
+      try {
+        const page = await api.history(this.id, r.pool);
+        this.charts[r.pool] = (page && page.entries) || [];
+      } catch {
+        this.charts[r.pool] = [];
+      }
+    }));
+    this.render();
   }
 
   relabel() {
     this.render();
+  }
+
+  chartsHtml(ratings) {
+    const parts = ratings.map((r) => {
+      const svg = chartSvg(chartPoints(this.charts[r.pool]), t('ratings.chart_label', { pool: t(`pool.${r.pool}`) }));
+      return svg ? `<figure class="chart" data-pool="${esc(r.pool)}"><figcaption>${esc(t(`pool.${r.pool}`))}</figcaption>${svg}</figure>` : '';
+    }).join('');
+    return parts ? `<h2>${esc(t('ratings.chart'))}</h2><div id="profile-charts">${parts}</div>` : '';
   }
 
   render() {
@@ -158,12 +232,16 @@ class ProfilePage {
       const ratings = p.ratings || [];
       const history = p.history || [];
       const me = storedPlayer();
+      const provisional = ratings.some((r) => r.provisional);
       body = `<h1 id="profile-name">${esc(p.player.display_name)}${p.player.is_cpu ? ` <em class="tag">${esc(t('tag.cpu'))}</em>` : ''}${me && me.player_id === p.player.id ? ` <em class="tag">${esc(t('tag.you'))}</em>` : ''}</h1>
         <h2>${esc(t('ratings.ratings'))}</h2>
         ${ratings.length ? `<table id="profile-ratings" class="ratings"><thead><tr><th>${esc(t('ratings.pool'))}</th><th>${esc(t('ratings.rating'))}</th><th>${esc(t('ratings.games'))}</th></tr></thead>
-          <tbody>${ratings.map((r) => `<tr data-pool="${esc(r.pool)}"><td><a href="/?leaderboard=${encodeURIComponent(r.pool)}">${esc(t(`pool.${r.pool}`))}</a></td>
-            <td class="rating">${esc(ratingNumber(r))}</td><td>${esc(r.games)}</td></tr>`).join('')}</tbody></table>`
+          <tbody>${ratings.map((r) => `<tr data-pool="${esc(r.pool)}"${r.provisional ? ' data-provisional="true"' : ''}><td><a href="/?leaderboard=${encodeURIComponent(r.pool)}">${esc(t(`pool.${r.pool}`))}</a></td>
+            <td><span class="rating">${esc(ratingNumber(r))}</span>${r.provisional ? ` <em class="tag provisional" title="${esc(t('ratings.provisional_hint'))}">${esc(t('ratings.provisional'))}</em>` : ''}</td><td>${esc(r.games)}</td></tr>`).join('')}</tbody></table>
+          ${provisional ? `<p class="muted" id="provisional-hint">${esc(t('ratings.provisional_hint'))}</p>` : ''}
+          ${p.player.is_cpu ? `<p class="muted">${esc(t('ratings.anchor_hint'))}</p>` : ''}`
           : `<p class="muted">${esc(t('ratings.no_games'))}</p>`}
+        ${this.chartsHtml(ratings)}
         <h2>${esc(t('ratings.history'))}</h2>
         ${history.length ? `<table id="profile-history" class="ratings"><thead><tr><th>${esc(t('ratings.when'))}</th><th>${esc(t('ratings.pool'))}</th><th>${esc(t('ratings.change'))}</th><th>${esc(t('ratings.game'))}</th></tr></thead>
           <tbody>${history.map((h) => `<tr data-game="${esc(h.game_id)}"><td>${esc(fmtTime(h.at))}</td><td>${esc(t(`pool.${h.pool}`))}</td>

@@ -139,6 +139,8 @@ pub enum ErrorCode {
     /// Cluster mode: another node serves this room; the answer's `url` names it (REST: status 307 with
     /// `Location`, the same path on that node).
     Redirect,
+    /// A rated room: this player identity already holds one of its seats (one identity, one seat).
+    AlreadySeated,
 }
 
 impl ErrorCode {
@@ -167,6 +169,7 @@ impl ErrorCode {
             ErrorCode::WrongGame => "wrong_game",
             ErrorCode::BadRecord => "bad_record",
             ErrorCode::Redirect => "redirect",
+            ErrorCode::AlreadySeated => "already_seated",
         }
     }
 }

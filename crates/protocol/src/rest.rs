@@ -214,7 +214,7 @@ pub struct LeaderboardRow {
     pub rank: i64,
     pub player_id: String,
     pub display_name: String,
-    /// One of the fixed CPU identities (`cpu:easy` …), listed only with `include_cpu=true`.
+    /// Always false: CPU levels are fixed anchors, not ranked players.
     pub is_cpu: bool,
     /// `round(1000 + 40·(mu − 3·sigma))`: rows are sorted by it, best first.
     pub display: i32,
@@ -224,13 +224,23 @@ pub struct LeaderboardRow {
     pub games: i64,
 }
 
-/// `GET /leaderboard?pool=…`: the players of one rating pool, best first.
+/// `GET /leaderboard?pool=…`: the established players of one rating pool, best first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Leaderboard {
     /// `chaturaji`, `fourchess_teams` or `fourchess_ffa`.
     #[schema(value_type = String, example = "chaturaji")]
     pub pool: rating::Pool,
     pub rows: Vec<LeaderboardRow>,
+    /// The offset of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<i64>,
+    /// Who is listed: rated games in the pool at least (`ratings.provisional_games`) …
+    pub min_games: i64,
+    /// … sigma at most (`ratings.provisional_sigma`) …
+    pub max_sigma: f64,
+    /// … and a rated game in the pool within this many days (`ratings.leaderboard_active_days`;
+    /// 0: any time).
+    pub active_days: u32,
 }
 
 /// A player as anyone may see it (the secret is never shown).
@@ -249,7 +259,10 @@ pub struct PoolRatingInfo {
     #[schema(value_type = String, example = "chaturaji")]
     pub pool: rating::Pool,
     pub rating: RatingValue,
+    /// Rated games in the pool (0 for a CPU level's anchor).
     pub games: i64,
+    /// Too few games or too uncertain to be compared yet: shown marked, kept off the leaderboard.
+    pub provisional: bool,
 }
 
 /// One rating change in a player's history.
@@ -259,6 +272,8 @@ pub struct RatingHistoryEntry {
     pub pool: rating::Pool,
     /// The finished game (`GET /games/{game_id}`).
     pub game_id: String,
+    /// Rated games in the pool after this one (1 for the first).
+    pub games: i64,
     pub before: RatingValue,
     pub after: RatingValue,
     /// Unix milliseconds (the game's end).
@@ -273,11 +288,24 @@ pub struct PlayerProfile {
     pub history: Vec<RatingHistoryEntry>,
 }
 
-/// One player's rating change from one game.
+/// `GET /players/{id}/history?pool=…`: one page of a player's rating history in one pool, newest
+/// first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RatingHistory {
+    pub player_id: String,
+    #[schema(value_type = String, example = "chaturaji")]
+    pub pool: rating::Pool,
+    pub entries: Vec<RatingHistoryEntry>,
+    /// The offset of the next (older) page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<i64>,
+}
+
+/// One seat's rating change from one game (a CPU seat's anchor does not move: `before == after`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct GameRatingChange {
     pub player_id: String,
-    /// The seats this player held (a CPU level may fill several).
+    /// The seat (one; older records may list several for one identity).
     #[schema(value_type = Vec<String>)]
     pub seats: Vec<crate::Seat>,
     pub before: RatingValue,
@@ -295,6 +323,10 @@ pub struct FinishedGameBody {
     #[schema(value_type = Object)]
     pub record: Value,
     pub rating_changes: Vec<GameRatingChange>,
+    /// Why the game moved no rating (`casual`, `guest`, `same_identity`, `too_short`); absent for
+    /// a rated game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrated_reason: Option<String>,
 }
 
 /// `GET /readyz`: 200 with `ready: true` when the database answers and the action log writes

@@ -97,6 +97,7 @@ fn every_docs_example_parses_into_the_protocol_types() {
             "rest:CreatedPlayer" => round_trip::<CreatedPlayer>(tag, text),
             "rest:Leaderboard" => round_trip::<Leaderboard>(tag, text),
             "rest:PlayerProfile" => round_trip::<PlayerProfile>(tag, text),
+            "rest:RatingHistory" => round_trip::<RatingHistory>(tag, text),
             "rest:FinishedGameBody" => round_trip::<FinishedGameBody>(tag, text),
             "rest:GamePositions" => round_trip::<GamePositions>(tag, text),
             other => panic!("unknown example tag `{other}`"),
@@ -178,6 +179,7 @@ fn error_codes_serialize_as_their_stable_names() {
         ErrorCode::WrongGame,
         ErrorCode::BadRecord,
         ErrorCode::Redirect,
+        ErrorCode::AlreadySeated,
     ] {
         assert_eq!(
             serde_json::to_value(code).unwrap(),

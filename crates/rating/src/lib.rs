@@ -7,22 +7,31 @@
 //! chess are the opposite seats: Red+Yellow against Blue+Green.
 //!
 //! Ratings are kept per [`Pool`] (game kind and mode), so a Chaturaji rating says nothing about a
-//! four-player chess rating.
+//! four-player chess rating. Every seat of a game is its own participant in the update; CPU seats take
+//! part with their level's fixed [`anchor`], which no game changes.
 
 #![forbid(unsafe_code)]
 
+mod anchor;
 mod pool;
+mod provisional;
 mod rate;
 
+pub use anchor::{ANCHOR_SIGMA, CpuLevel, anchor, anchor_of};
 pub use pool::{Pool, UnknownPool};
+pub use provisional::Established;
 pub use rate::{GameResult, Rating, ResultError, TeamResult, rate};
 
-/// Fixed player identities under which CPU seats take part in ratings, one per bot level. A seat that a
-/// CPU played from the start is rated under the level's identity; a human whose seat the CPU finished
-/// (after a disconnect or a timeout) keeps the seat and gets the result.
-pub const CPU_PLAYERS: [&str; 4] = ["cpu:easy", "cpu:medium", "cpu:hard", "cpu:greedy"];
+/// The fixed player identities under which CPU seats are recorded, by the room's level number
+/// (1 easy, 2 medium, 3 hard), then the greedy baseline.
+pub const CPU_PLAYERS: [&str; 4] = [
+    CpuLevel::Easy.player_id(),
+    CpuLevel::Medium.player_id(),
+    CpuLevel::Hard.player_id(),
+    CpuLevel::Greedy.player_id(),
+];
 
-/// Whether a player id is one of the fixed CPU identities (they are left out of leaderboards by default).
+/// Whether a player id is one of the fixed CPU identities (they have anchors, not ratings).
 pub fn is_cpu_player(id: &str) -> bool {
     id.starts_with("cpu:")
 }

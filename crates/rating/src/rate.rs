@@ -317,9 +317,40 @@ mod tests {
         (0.0f64..50.0, 0.5f64..9.0).prop_map(|(mu, sigma)| Rating { mu, sigma })
     }
 
+    fn ratings() -> impl Strategy<Value = [Rating; 4]> {
+        proptest::array::uniform4(rating())
+    }
+
+    /// A permutation of the four seats: `perm[k]` is the seat whose data moves to seat `k`.
+    fn permutation() -> impl Strategy<Value = [usize; 4]> {
+        Just([0usize, 1, 2, 3])
+            .prop_shuffle()
+            .prop_map(|v| [v[0], v[1], v[2], v[3]])
+    }
+
+    fn close(a: Rating, b: Rating) -> bool {
+        (a.mu - b.mu).abs() < 1e-9 && (a.sigma - b.sigma).abs() < 1e-9
+    }
+
+    fn teams() -> impl Strategy<Value = TeamResult> {
+        prop_oneof![
+            Just(TeamResult::RedYellowWin),
+            Just(TeamResult::Draw),
+            Just(TeamResult::BlueGreenWin)
+        ]
+    }
+
+    fn flipped(r: TeamResult) -> TeamResult {
+        match r {
+            TeamResult::RedYellowWin => TeamResult::BlueGreenWin,
+            TeamResult::Draw => TeamResult::Draw,
+            TeamResult::BlueGreenWin => TeamResult::RedYellowWin,
+        }
+    }
+
     proptest! {
         #[test]
-        fn updates_are_finite_and_never_raise_sigma(before in proptest::array::uniform4(rating()), places in places()) {
+        fn updates_are_finite_and_never_raise_sigma(before in ratings(), places in places()) {
             let after = rate(before, &GameResult::Places(places)).unwrap();
             for (b, a) in before.iter().zip(after) {
                 prop_assert!(a.mu.is_finite() && a.sigma.is_finite() && a.sigma > 0.0);
@@ -327,18 +358,113 @@ mod tests {
             }
         }
 
+        /// Equal ratings and uncertainties (any common value): a better place never gains less,
+        /// neither in mu nor in the number shown, and a shared place gains the same.
         #[test]
-        fn with_equal_ratings_a_better_place_never_gains_less(places in places()) {
-            let after = rate(NEW, &GameResult::Places(places)).unwrap();
+        fn with_equal_ratings_a_better_place_never_gains_less(common in rating(), places in places()) {
+            let before = [common; 4];
+            let after = rate(before, &GameResult::Places(places)).unwrap();
             for i in 0..4 {
                 for j in 0..4 {
                     if places[i] < places[j] {
                         prop_assert!(after[i].mu > after[j].mu);
+                        prop_assert!(after[i].display() >= after[j].display());
                     }
                     if places[i] == places[j] {
                         prop_assert!((after[i].mu - after[j].mu).abs() < 1e-9);
                     }
                 }
+            }
+        }
+
+        /// With any ratings: sharing a place with one other seat lies strictly between finishing
+        /// just ahead of it and just behind it (the rest of the result unchanged).
+        #[test]
+        fn a_shared_place_lies_strictly_between_win_and_loss(
+            before in ratings(), order in permutation(), k in 0usize..3,
+        ) {
+            // `order[r]` finishes (r+1)-th; the seats at places k+1 and k+2 are compared.
+            let (i, j) = (order[k], order[k + 1]);
+            let mut win = [0u8; 4];
+            for (r, &seat) in order.iter().enumerate() {
+                win[seat] = r as u8 + 1;
+            }
+            let mut loss = win;
+            loss.swap(i, j);
+            let mut tie = win;
+            tie[j] = tie[i];
+            let change = |places| rate(before, &GameResult::Places(places)).unwrap()[i].mu - before[i].mu;
+            let (w, d, l) = (change(win), change(tie), change(loss));
+            prop_assert!(l < d && d < w, "loss {l} tie {d} win {w}");
+        }
+
+        #[test]
+        fn a_team_draw_lies_strictly_between_win_and_loss(before in ratings(), seat in 0usize..4) {
+            let change = |r| rate(before, &GameResult::Teams(r)).unwrap()[seat].mu - before[seat].mu;
+            let ry = change(TeamResult::RedYellowWin);
+            let bg = change(TeamResult::BlueGreenWin);
+            let (w, l) = if seat % 2 == 0 { (ry, bg) } else { (bg, ry) };
+            let d = change(TeamResult::Draw);
+            prop_assert!(l < d && d < w, "seat {seat}: loss {l} draw {d} win {w}");
+        }
+
+        /// Relabelling the seats (moving every seat's rating and place to another seat) relabels the
+        /// new ratings the same way: no seat is favoured.
+        #[test]
+        fn four_way_updates_are_symmetric_under_relabelling(
+            before in ratings(), places in places(), perm in permutation(),
+        ) {
+            let after = rate(before, &GameResult::Places(places)).unwrap();
+            let moved = rate(perm.map(|s| before[s]), &GameResult::Places(perm.map(|s| places[s]))).unwrap();
+            for k in 0..4 {
+                prop_assert!(close(moved[k], after[perm[k]]), "seat {k}: {:?} vs {:?}", moved[k], after[perm[k]]);
+            }
+        }
+
+        /// A seat's new rating depends on its own rating, the others' ratings and the result only:
+        /// shuffling who sits in the other three seats changes nothing for it.
+        #[test]
+        fn a_change_never_depends_on_the_others_seat_order(
+            before in ratings(), places in places(), seat in 0usize..4, perm in permutation(),
+        ) {
+            // Turn `perm` into a permutation that keeps `seat` where it is.
+            let mut others: Vec<usize> = perm.iter().copied().filter(|&s| s != seat).collect();
+            let fixed: [usize; 4] = std::array::from_fn(|k| if k == seat { seat } else { others.remove(0) });
+            let after = rate(before, &GameResult::Places(places)).unwrap();
+            let moved = rate(fixed.map(|s| before[s]), &GameResult::Places(fixed.map(|s| places[s]))).unwrap();
+            prop_assert!(close(moved[seat], after[seat]));
+        }
+
+        /// Teams: swapping partners, or swapping the two teams' sides (and the result with them),
+        /// relabels the new ratings the same way.
+        #[test]
+        fn team_updates_are_symmetric_under_relabelling(
+            before in ratings(), result in teams(), swap_red in any::<bool>(), swap_blue in any::<bool>(), swap_sides in any::<bool>(),
+        ) {
+            let after = rate(before, &GameResult::Teams(result)).unwrap();
+            // Seats: Red 0, Blue 1, Yellow 2, Green 3; partners 0+2 and 1+3.
+            let mut perm = [0usize, 1, 2, 3];
+            if swap_red { perm.swap(0, 2); }
+            if swap_blue { perm.swap(1, 3); }
+            if swap_sides { perm = [perm[1], perm[0], perm[3], perm[2]]; }
+            let moved_result = if swap_sides { flipped(result) } else { result };
+            let moved = rate(perm.map(|s| before[s]), &GameResult::Teams(moved_result)).unwrap();
+            for k in 0..4 {
+                prop_assert!(close(moved[k], after[perm[k]]), "seat {k}");
+            }
+        }
+
+        /// Equal ratings in Teams: the winners gain the same, the losers lose the same, a draw
+        /// moves nobody's mu.
+        #[test]
+        fn with_equal_ratings_team_winners_gain_and_losers_lose(common in rating(), result in teams()) {
+            let after = rate([common; 4], &GameResult::Teams(result)).unwrap();
+            let d: Vec<f64> = after.iter().map(|a| a.mu - common.mu).collect();
+            prop_assert!((d[0] - d[2]).abs() < 1e-9 && (d[1] - d[3]).abs() < 1e-9);
+            match result {
+                TeamResult::RedYellowWin => prop_assert!(d[0] > 0.0 && d[1] < 0.0),
+                TeamResult::BlueGreenWin => prop_assert!(d[0] < 0.0 && d[1] > 0.0),
+                TeamResult::Draw => prop_assert!(d[0].abs() < 1e-9 && d[1].abs() < 1e-9),
             }
         }
     }

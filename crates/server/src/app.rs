@@ -63,6 +63,7 @@ pub fn router(state: AppState) -> Router {
         .route("/rooms/{id}/positions", get(rest::positions))
         .route("/leaderboard", get(records::leaderboard))
         .route("/players/{id}", get(records::player))
+        .route("/players/{id}/history", get(records::history))
         .route("/games/{id}", get(records::game))
         .route("/games/{id}/pgn4", get(records::pgn4))
         .route("/ws", get(ws::upgrade))
@@ -163,6 +164,8 @@ impl Application {
         let log: Arc<dyn ActionLog> = Arc::new(StoreLog {
             store: store.clone(),
             writer: appender,
+            min_moves: config.ratings.min_moves,
+            recorded: Default::default(),
         });
         let state = AppState {
             room_config: Arc::new(config.room_config()),

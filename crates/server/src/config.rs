@@ -24,6 +24,31 @@ pub struct Config {
     pub log: LogSection,
     pub database: DatabaseSection,
     pub cluster: ClusterSection,
+    pub ratings: RatingsSection,
+}
+
+/// When a game counts for ratings and who is on the leaderboard (docs/protocol.md, "Ratings").
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatingsSection {
+    /// Moves of its own every human seat must have made for a rated game to count; 0 counts every
+    /// finished game.
+    pub min_moves: u32,
+    /// Rated games in a pool before a rating is established.
+    pub provisional_games: i64,
+    /// The largest sigma an established rating has.
+    pub provisional_sigma: f64,
+    /// Leaderboards list players with a rated game in the pool in this many days; 0 = any time.
+    pub leaderboard_active_days: u32,
+}
+
+impl RatingsSection {
+    pub fn established(&self) -> rating::Established {
+        rating::Established {
+            min_games: self.provisional_games,
+            max_sigma: self.provisional_sigma,
+        }
+    }
 }
 
 /// Cluster mode: several nodes on one PostgreSQL, each room served by one node (docs/cluster.md).

@@ -37,7 +37,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         WrongGame => StatusCode::UNPROCESSABLE_ENTITY,
         BadRecord => StatusCode::INTERNAL_SERVER_ERROR,
         RoomFull | SeatTaken | GameRunning | GameOver | NoGame | NotYourTurn | IllegalAction
-        | NotJoined | Spectator => StatusCode::CONFLICT,
+        | NotJoined | Spectator | AlreadySeated => StatusCode::CONFLICT,
         TooManyRooms | TooManyConnections | Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Redirect => StatusCode::TEMPORARY_REDIRECT,
     }

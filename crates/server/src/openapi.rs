@@ -26,6 +26,7 @@ use crate::{records, rest};
         rest::positions,
         records::leaderboard,
         records::player,
+        records::history,
         records::game,
         records::pgn4
     )

@@ -4,11 +4,15 @@
 //!
 //! Seats of humans who joined without a player identity are recorded under the fixed `guest` player
 //! (migration 0002), and a game with such a seat moves no rating: one shared identity for many people
-//! would be a meaningless rating. Rated games need every human seat to carry a player id.
+//! would be a meaningless rating. Rated games need every human seat to carry a player id, each a
+//! different one, and every human seat to have played (`ratings.min_moves`); a game that misses one
+//! of these is recorded unrated with the reason ([`UnratedReason`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::sync::oneshot;
 
 use protocol::{GameKind, RatingValue, Seat};
 use rating::{GameResult, Pool, TeamResult};
@@ -16,7 +20,9 @@ use room::bot_pool::BotPool;
 use room::log::{ActionLog, EntryKind, LogEntry, LogError, LogFuture, Rated};
 use room::record::GameRecordDoc;
 use room::{RoomConfig, StoredRoom};
-use store::{FinishedGame, LogWriter, Recorded, RoomState, SeatPlayer, Store, StoreError};
+use store::{
+    FinishedGame, LogWriter, Recorded, RoomState, SeatPlayer, Store, StoreError, UnratedReason,
+};
 
 use crate::cluster::ClusterNode;
 use crate::registry::Registry;
@@ -30,7 +36,17 @@ pub const GUEST_PLAYER: &str = "guest";
 pub struct StoreLog {
     pub store: Arc<dyn Store>,
     pub writer: Appender,
+    /// `ratings.min_moves`: own moves every human seat needs for a rated game to count.
+    pub min_moves: u32,
+    /// Per room, the signal that its latest finished game is recorded: game n+1 is written only
+    /// after game n, so it is rated from game n's results even when an outage made both wait.
+    pub recorded: RecordOrder,
 }
+
+/// Per room, a receiver that resolves when the room's last game handed to `record_game` is written
+/// (or given up). The room hands its games over in game order, so a chain of these keeps that order.
+pub type RecordOrder =
+    Arc<std::sync::Mutex<std::collections::HashMap<String, oneshot::Receiver<()>>>>;
 
 /// Where room log entries go.
 #[derive(Debug, Clone)]
@@ -79,10 +95,30 @@ impl ActionLog for StoreLog {
 
     fn record_game(&self, doc: GameRecordDoc) -> LogFuture<Rated> {
         let store = self.store.clone();
-        Box::pin(async move { record_until_done(store, doc).await })
+        let min_moves = self.min_moves;
+        // Taken now, in the order the room calls (its game order), not when the future first runs.
+        let (done, finished) = oneshot::channel();
+        let previous = self
+            .recorded
+            .lock()
+            .expect("record order lock")
+            .insert(doc.room.clone(), finished);
+        Box::pin(async move {
+            if let Some(previous) = previous {
+                // An error only means the earlier recording was dropped: nothing to wait for.
+                let _ = previous.await;
+            }
+            let rated = record_until_done(store, doc, min_moves).await;
+            let _ = done.send(());
+            rated
+        })
     }
 
     fn room_closed(&self, room: &str) {
+        self.recorded
+            .lock()
+            .expect("record order lock")
+            .remove(room);
         // Cluster mode: nothing more is written for the room from now on; it is given up in the
         // database only once it is marked closed, so that no node's sweep adopts it meanwhile.
         let release = match &self.writer {
@@ -115,8 +151,8 @@ impl ActionLog for StoreLog {
 /// Writes a finished game, retrying while the database is unreachable: the result is never lost, and
 /// the store's idempotency (by game id) keeps it from being written twice. Answers the rating changes
 /// of a rated game written now.
-async fn record_until_done(store: Arc<dyn Store>, doc: GameRecordDoc) -> Rated {
-    let game = match finished_game(&doc) {
+async fn record_until_done(store: Arc<dyn Store>, doc: GameRecordDoc, min_moves: u32) -> Rated {
+    let game = match finished_game(&doc, min_moves) {
         Ok(game) => game,
         Err(e) => {
             tracing::error!(game = %doc.game_id, error = %e, "cannot build the finished game");
@@ -127,8 +163,8 @@ async fn record_until_done(store: Arc<dyn Store>, doc: GameRecordDoc) -> Rated {
     loop {
         match store.record_game(&game).await {
             Ok(Recorded::Written { rating_changes }) => {
-                tracing::info!(game = %game.id, rated = game.rated, "game recorded");
-                if !game.rated {
+                tracing::info!(game = %game.id, unrated = ?game.unrated, "game recorded");
+                if !game.is_rated() {
                     return None;
                 }
                 return Some(
@@ -166,8 +202,42 @@ pub fn pool_of(game: GameKind, options: &serde_json::Value) -> Pool {
     }
 }
 
+/// Why a rated room's finished game moves no rating, if it does not: a guest seat, one identity in
+/// several seats, or a human seat that made fewer than `min_moves` moves of its own.
+pub fn unrated_reason(doc: &GameRecordDoc, min_moves: u32) -> Option<UnratedReason> {
+    if !doc.rated {
+        return Some(UnratedReason::Casual);
+    }
+    let humans: Vec<&room::record::RecordSeat> =
+        doc.seats.iter().filter(|s| s.cpu_level.is_none()).collect();
+    if humans.iter().any(|s| s.player_id.is_none()) {
+        return Some(UnratedReason::Guest);
+    }
+    let ids: std::collections::HashSet<&str> = humans
+        .iter()
+        .filter_map(|s| s.player_id.as_deref())
+        .collect();
+    if ids.len() < humans.len() {
+        return Some(UnratedReason::SameIdentity);
+    }
+    let own_moves = |seat: Seat| {
+        doc.actions
+            .iter()
+            .filter(|a| a.seat == seat && a.by == protocol::Actor::Human)
+            .filter(|a| a.action["type"] == "move")
+            .count()
+    };
+    if humans
+        .iter()
+        .any(|s| own_moves(s.seat) < min_moves as usize)
+    {
+        return Some(UnratedReason::TooShort);
+    }
+    None
+}
+
 /// The store's view of a finished game, from the room's record.
-fn finished_game(doc: &GameRecordDoc) -> Result<FinishedGame, String> {
+fn finished_game(doc: &GameRecordDoc, min_moves: u32) -> Result<FinishedGame, String> {
     let pool = pool_of(doc.game, &doc.options);
     let places: [u8; 4] = std::array::from_fn(|i| {
         doc.outcome["standings"][i]["place"]
@@ -187,13 +257,12 @@ fn finished_game(doc: &GameRecordDoc) -> Result<FinishedGame, String> {
         GameResult::Places(places)
     };
     result.validate().map_err(|e| e.to_string())?;
-    let guests = doc.seats.iter().any(|s| s.player_id.is_none());
     Ok(FinishedGame {
         id: doc.game_id.clone(),
         room_id: doc.room.clone(),
         game_no: doc.game_no as i32,
         pool,
-        rated: doc.rated && !guests,
+        unrated: unrated_reason(doc, min_moves),
         options: doc.options.clone(),
         first_seat: doc.first,
         dice_commit: doc.dice_commit.clone(),

@@ -8,13 +8,13 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use protocol::{
     ErrorCode, FinishedGameBody, GameKind, GameRatingChange, Leaderboard, LeaderboardRow,
-    PlayerInfo, PlayerProfile, PoolRatingInfo, RatingHistoryEntry, RatingValue,
+    PlayerInfo, PlayerProfile, PoolRatingInfo, RatingHistory, RatingHistoryEntry, RatingValue,
 };
 use rating::Pool;
 use room::game::TableGame;
 use room::record::GameRecordDoc;
 use serde::Deserialize;
-use store::{LeaderboardQuery, StoreError};
+use store::{HistoryQuery, LeaderboardQuery, StoreError};
 use utoipa::IntoParams;
 
 use crate::app::AppState;
@@ -35,6 +35,42 @@ fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
         .map_err(|e| ApiError::new(ErrorCode::BadRequest, e.body_text()))
 }
 
+/// A page's `limit` and `offset`, checked.
+fn page(
+    limit: Option<i64>,
+    offset: Option<i64>,
+    default: i64,
+    max: i64,
+) -> Result<(i64, i64), ApiError> {
+    let limit = limit.unwrap_or(default);
+    if !(1..=max).contains(&limit) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("limit must be 1 to {max}, got {limit}"),
+        ));
+    }
+    let offset = offset.unwrap_or(0);
+    if offset < 0 {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("offset must not be negative, got {offset}"),
+        ));
+    }
+    Ok((limit, offset))
+}
+
+/// `rows` were read with one more than `limit`: the extra row says a next page exists.
+fn next_page<T>(rows: &mut Vec<T>, limit: i64, offset: i64) -> Option<i64> {
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    more.then_some(offset + limit)
+}
+
+fn parse_pool(pool: &str) -> Result<Pool, ApiError> {
+    pool.parse()
+        .map_err(|e: rating::UnknownPool| ApiError::new(ErrorCode::BadRequest, e.to_string()))
+}
+
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardParams {
@@ -42,14 +78,14 @@ pub struct LeaderboardParams {
     pool: String,
     /// Rows per page, 1..=200 (default 50).
     limit: Option<i64>,
-    /// Rows skipped (default 0).
+    /// Rows skipped (default 0); the answer's `next_offset` is the next page's.
     offset: Option<i64>,
-    /// List the fixed CPU identities too (default false).
-    include_cpu: Option<bool>,
 }
 
-/// The players of one rating pool with at least one rated game, best first by
-/// `display = round(1000 + 40·(mu − 3·sigma))`.
+/// The established players of one rating pool (at least `ratings.provisional_games` rated games,
+/// sigma at most `ratings.provisional_sigma`, a rated game in the pool within
+/// `ratings.leaderboard_active_days`), best first by `display = round(1000 + 40·(mu − 3·sigma))`.
+/// Provisional players and CPU levels (fixed anchors) are not listed.
 #[utoipa::path(get, path = "/leaderboard", params(LeaderboardParams),
     responses((status = 200, body = Leaderboard), (status = 400, body = protocol::ApiError)))]
 pub async fn leaderboard(
@@ -57,37 +93,27 @@ pub async fn leaderboard(
     params: Result<Query<LeaderboardParams>, QueryRejection>,
 ) -> Result<Json<Leaderboard>, ApiError> {
     let params = query(params)?;
-    let pool: Pool = params
-        .pool
-        .parse()
-        .map_err(|e: rating::UnknownPool| ApiError::new(ErrorCode::BadRequest, e.to_string()))?;
-    let limit = params.limit.unwrap_or(50);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::new(
-            ErrorCode::BadRequest,
-            format!("limit must be 1 to {MAX_LIMIT}, got {limit}"),
-        ));
-    }
-    let offset = params.offset.unwrap_or(0);
-    if offset < 0 {
-        return Err(ApiError::new(
-            ErrorCode::BadRequest,
-            format!("offset must not be negative, got {offset}"),
-        ));
-    }
-    let rows = state
+    let pool = parse_pool(&params.pool)?;
+    let (limit, offset) = page(params.limit, params.offset, 50, MAX_LIMIT)?;
+    let ratings = &state.config.ratings;
+    let active_since = match ratings.leaderboard_active_days {
+        0 => 0,
+        days => store::now_millis() - i64::from(days) * 86_400_000,
+    };
+    let mut rows = state
         .store
         .leaderboard(
             pool,
             LeaderboardQuery {
-                include_cpu: params.include_cpu.unwrap_or(false),
-                limit,
+                established: ratings.established(),
+                active_since,
+                limit: limit + 1,
                 offset,
-                ..LeaderboardQuery::default()
             },
         )
         .await
         .map_err(store_error)?;
+    let next_offset = next_page(&mut rows, limit, offset);
     Ok(Json(Leaderboard {
         pool,
         rows: rows
@@ -103,6 +129,10 @@ pub async fn leaderboard(
                 games: row.games,
             })
             .collect(),
+        next_offset,
+        min_games: ratings.provisional_games,
+        max_sigma: ratings.provisional_sigma,
+        active_days: ratings.leaderboard_active_days,
     }))
 }
 
@@ -113,7 +143,19 @@ pub struct ProfileParams {
     history: Option<i64>,
 }
 
-/// A player's ratings in every pool they played and their latest rating changes, newest first.
+fn history_entry(h: store::HistoryEntry) -> RatingHistoryEntry {
+    RatingHistoryEntry {
+        pool: h.pool,
+        game_id: h.game_id,
+        games: h.games,
+        before: RatingValue::from(h.before),
+        after: RatingValue::from(h.after),
+        at: h.at,
+    }
+}
+
+/// A player's ratings in every pool they played (marked `provisional` until established) and their
+/// latest rating changes, newest first. A CPU level shows its fixed anchor in every pool.
 #[utoipa::path(get, path = "/players/{id}", params(("id" = String, Path), ProfileParams),
     responses((status = 200, body = PlayerProfile), (status = 404, body = protocol::ApiError)))]
 pub async fn player(
@@ -134,6 +176,31 @@ pub async fn player(
         .await
         .map_err(store_error)?
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no player `{id}`")))?;
+    let established = state.config.ratings.established();
+    let ratings = if rating::is_cpu_player(&id) {
+        Pool::ALL
+            .into_iter()
+            .filter_map(|pool| {
+                rating::anchor_of(pool, &id).map(|anchor| PoolRatingInfo {
+                    pool,
+                    rating: RatingValue::from(anchor),
+                    games: 0,
+                    provisional: false,
+                })
+            })
+            .collect()
+    } else {
+        profile
+            .ratings
+            .into_iter()
+            .map(|r| PoolRatingInfo {
+                pool: r.pool,
+                provisional: !established.holds(&r.rating, r.games),
+                rating: RatingValue::from(r.rating),
+                games: r.games,
+            })
+            .collect()
+    };
     Ok(Json(PlayerProfile {
         player: PlayerInfo {
             id: profile.player.id,
@@ -141,26 +208,64 @@ pub async fn player(
             is_cpu: profile.player.is_cpu,
             created_at: profile.player.created_at,
         },
-        ratings: profile
-            .ratings
-            .into_iter()
-            .map(|r| PoolRatingInfo {
-                pool: r.pool,
-                rating: RatingValue::from(r.rating),
-                games: r.games,
-            })
-            .collect(),
-        history: profile
-            .history
-            .into_iter()
-            .map(|h| RatingHistoryEntry {
-                pool: h.pool,
-                game_id: h.game_id,
-                before: RatingValue::from(h.before),
-                after: RatingValue::from(h.after),
-                at: h.at,
-            })
-            .collect(),
+        ratings,
+        history: profile.history.into_iter().map(history_entry).collect(),
+    }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HistoryParams {
+    /// `chaturaji`, `fourchess_teams` or `fourchess_ffa`.
+    pool: String,
+    /// Lines per page, 1..=500 (default 100).
+    limit: Option<i64>,
+    /// Lines skipped, newest first (default 0); the answer's `next_offset` is the next page's.
+    offset: Option<i64>,
+}
+
+/// One page of a player's rating history in one pool, newest first: what the profile's chart draws.
+#[utoipa::path(get, path = "/players/{id}/history", params(("id" = String, Path), HistoryParams),
+    responses((status = 200, body = RatingHistory), (status = 400, body = protocol::ApiError),
+              (status = 404, body = protocol::ApiError)))]
+pub async fn history(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    params: Result<Query<HistoryParams>, QueryRejection>,
+) -> Result<Json<RatingHistory>, ApiError> {
+    let params = query(params)?;
+    let pool = parse_pool(&params.pool)?;
+    let (limit, offset) = page(params.limit, params.offset, 100, MAX_HISTORY)?;
+    if state
+        .store
+        .player(&id)
+        .await
+        .map_err(store_error)?
+        .is_none()
+    {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("no player `{id}`"),
+        ));
+    }
+    let mut entries = state
+        .store
+        .rating_history(
+            &id,
+            HistoryQuery {
+                pool,
+                limit: limit + 1,
+                offset,
+            },
+        )
+        .await
+        .map_err(store_error)?;
+    let next_offset = next_page(&mut entries, limit, offset);
+    Ok(Json(RatingHistory {
+        player_id: id,
+        pool,
+        entries: entries.into_iter().map(history_entry).collect(),
+        next_offset,
     }))
 }
 
@@ -203,6 +308,7 @@ pub async fn game(
                 after: RatingValue::from(c.after),
             })
             .collect(),
+        unrated_reason: stored.game.unrated.map(|r| r.as_str().to_owned()),
     }))
 }
 

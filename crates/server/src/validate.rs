@@ -13,8 +13,8 @@ use figment::Figment;
 use serde::de::DeserializeOwned;
 
 use crate::config::{
-    BotsSection, ClusterSection, Config, DatabaseSection, LimitsSection, LogSection, RoomsSection,
-    ServerSection, TimersSection,
+    BotsSection, ClusterSection, Config, DatabaseSection, LimitsSection, LogSection,
+    RatingsSection, RoomsSection, ServerSection, TimersSection,
 };
 
 /// Every problem found in a configuration.
@@ -55,6 +55,7 @@ pub(crate) fn extract(figment: &Figment) -> Result<Config, ConfigError> {
     section::<BotsSection>(figment, "bots", &mut problems);
     section::<DatabaseSection>(figment, "database", &mut problems);
     section::<ClusterSection>(figment, "cluster", &mut problems);
+    section::<RatingsSection>(figment, "ratings", &mut problems);
     problems.extend(unknown_sections(figment));
     if problems.is_empty() {
         // A problem in a section not listed above.
@@ -156,6 +157,19 @@ impl Config {
             problems.push(format!(
                 "timers.idle_timeout_ms ({}) must be longer than timers.ping_interval_ms ({}), or every connection is closed as idle",
                 t.idle_timeout_ms, t.ping_interval_ms
+            ));
+        }
+        let ratings = &self.ratings;
+        if !(ratings.provisional_sigma.is_finite() && ratings.provisional_sigma > 0.0) {
+            problems.push(format!(
+                "ratings.provisional_sigma = {} must be a positive number (a newcomer's sigma is 8.33)",
+                ratings.provisional_sigma
+            ));
+        }
+        if ratings.provisional_games < 0 {
+            problems.push(format!(
+                "ratings.provisional_games = {} must not be negative",
+                ratings.provisional_games
             ));
         }
         problems.extend(self.cluster_problems());

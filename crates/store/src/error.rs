@@ -25,6 +25,8 @@ pub enum StoreError {
     InvalidResult(#[from] rating::ResultError),
     #[error("room {room_id} already has a finished game number {game_no} under another id")]
     GameNumberTaken { room_id: String, game_no: i32 },
+    #[error("player `{0}` holds several seats of one rated game")]
+    SameIdentity(String),
     #[error("stored value is invalid: {0}")]
     Corrupt(String),
 }

@@ -177,12 +177,20 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// A finished game's full record and the rating changes it caused.
     async fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError>;
 
-    /// Players of a pool sorted by the conservative rating `mu - 3·sigma`, best first.
+    /// The established players of a pool who played since `query.active_since`, sorted by the
+    /// conservative rating `mu - 3·sigma`, best first. CPU levels are anchors and never listed.
     async fn leaderboard(
         &self,
         pool: Pool,
         query: LeaderboardQuery,
     ) -> Result<Vec<LeaderboardRow>, StoreError>;
+
+    /// A page of a player's rating history in one pool, newest first.
+    async fn rating_history(
+        &self,
+        player_id: &str,
+        query: HistoryQuery,
+    ) -> Result<Vec<HistoryEntry>, StoreError>;
 
     /// A player's ratings in every pool and the latest `history_limit` rating changes, newest first.
     async fn profile(

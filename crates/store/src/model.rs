@@ -1,6 +1,6 @@
 //! The plain data the store reads and writes.
 
-use rating::{GameResult, Pool, Rating};
+use rating::{Established, GameResult, Pool, Rating};
 use rules::Seat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -169,8 +169,9 @@ pub struct FinishedGame {
     pub room_id: String,
     pub game_no: i32,
     pub pool: Pool,
-    /// Unrated games (e.g. house rules far from the standard game) are recorded but move no rating.
-    pub rated: bool,
+    /// `None`: a rated game, it moves its players' ratings. Otherwise why it moves none (it is
+    /// recorded all the same).
+    pub unrated: Option<UnratedReason>,
     pub options: Value,
     pub first_seat: Seat,
     /// Hex sha256 of the dice seed, published at the start.
@@ -186,15 +187,61 @@ pub struct FinishedGame {
     pub finished_at: Millis,
 }
 
-/// One player's rating change from one game.
+impl FinishedGame {
+    pub fn is_rated(&self) -> bool {
+        self.unrated.is_none()
+    }
+}
+
+/// Why a finished game moved no rating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnratedReason {
+    /// The room was not a rated room (its host chose a casual game).
+    Casual,
+    /// A human seat had no player identity (a guest).
+    Guest,
+    /// One player identity held several seats.
+    SameIdentity,
+    /// The game ended before it counted: a human seat made no move of its own (as chess.com aborts
+    /// a game before both players moved), or fewer moves than `ratings.min_moves` were played.
+    TooShort,
+}
+
+impl UnratedReason {
+    pub const ALL: [UnratedReason; 4] = [
+        UnratedReason::Casual,
+        UnratedReason::Guest,
+        UnratedReason::SameIdentity,
+        UnratedReason::TooShort,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            UnratedReason::Casual => "casual",
+            UnratedReason::Guest => "guest",
+            UnratedReason::SameIdentity => "same_identity",
+            UnratedReason::TooShort => "too_short",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<UnratedReason> {
+        UnratedReason::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+/// One seat's rating change from one rated game. Every seat is its own participant: a CPU seat
+/// takes part with its level's fixed anchor (`before == after`, `games == 0`), so two CPU seats of
+/// one level are two changes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RatingChange {
     pub player_id: String,
-    /// The seats this player held (several for a CPU level filling more than one seat).
+    /// The seat (one; a list for the shape of the records of older versions, where one identity
+    /// could hold several seats).
     pub seats: Vec<Seat>,
     pub before: Rating,
     pub after: Rating,
-    /// Rated games in this pool, this one included.
+    /// Rated games in this pool, this one included (0 for a CPU anchor).
     pub games: i64,
 }
 
@@ -214,11 +261,13 @@ pub struct GameRecord {
     pub rating_changes: Vec<RatingChange>,
 }
 
-/// Which rows a leaderboard shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which rows a leaderboard shows: established players only (never CPU anchors), who played a rated
+/// game in the pool since `active_since`.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LeaderboardQuery {
-    pub include_cpu: bool,
-    pub min_games: i64,
+    pub established: Established,
+    /// Unix milliseconds; 0 lists every established player however long ago they played.
+    pub active_since: Millis,
     pub limit: i64,
     pub offset: i64,
 }
@@ -226,12 +275,20 @@ pub struct LeaderboardQuery {
 impl Default for LeaderboardQuery {
     fn default() -> Self {
         LeaderboardQuery {
-            include_cpu: false,
-            min_games: 1,
+            established: Established::default(),
+            active_since: 0,
             limit: 50,
             offset: 0,
         }
     }
+}
+
+/// A page of one player's rating history in one pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryQuery {
+    pub pool: Pool,
+    pub limit: i64,
+    pub offset: i64,
 }
 
 /// One leaderboard row; rows are sorted by the conservative estimate `mu - 3·sigma`.
@@ -255,6 +312,8 @@ pub struct PoolRating {
     pub rating: Rating,
     pub display: i32,
     pub games: i64,
+    /// Unix milliseconds of the last rated game in the pool.
+    pub updated_at: Millis,
 }
 
 /// One line of a player's rating history.
@@ -262,6 +321,8 @@ pub struct PoolRating {
 pub struct HistoryEntry {
     pub pool: Pool,
     pub game_id: String,
+    /// Rated games in the pool after this one (1 for the first).
+    pub games: i64,
     pub before: Rating,
     pub after: Rating,
     pub at: Millis,

@@ -9,7 +9,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rating::{GameResult, Pool, Rating};
+use rating::{GameResult, Pool, Rating, anchor_of};
 use rules::Seat;
 use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -18,12 +18,13 @@ use sqlx::types::Json;
 use sqlx::{Postgres, QueryBuilder, Row, Sqlite};
 
 use crate::model::now_millis;
-use crate::rated::{distinct_players, rating_changes};
+use crate::rated::{rated_players, rating_changes};
 use crate::secret::{clean_display_name, hash_secret, new_player_id, new_secret, secret_matches};
 use crate::{
-    AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, HistoryEntry, LeaderboardQuery,
-    LeaderboardRow, LogEntry, NewPlayer, NewRoom, OpenOptions, Player, PoolRating, Profile,
-    RatingChange, Recorded, Room, RoomState, SeatPlayer, SqliteSync, Store, StoreError,
+    AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, HistoryEntry, HistoryQuery,
+    LeaderboardQuery, LeaderboardRow, LogEntry, NewPlayer, NewRoom, OpenOptions, Player,
+    PoolRating, Profile, RatingChange, Recorded, Room, RoomState, SeatPlayer, SqliteSync, Store,
+    StoreError, UnratedReason,
 };
 
 /// Rows per multi-row INSERT: 6 parameters each stays far below SQLite's 32,766 and PostgreSQL's
@@ -160,6 +161,20 @@ macro_rules! impl_store {
                     seq: row.try_get("seq")?,
                     kind: parse_kind(&kind)?,
                     payload: row.try_get::<Json<Value>, _>("payload")?.0,
+                    at: row.try_get("at")?,
+                })
+            }
+
+            fn history_from_row(
+                row: &<$db as sqlx::Database>::Row,
+            ) -> Result<HistoryEntry, StoreError> {
+                let pool: String = row.try_get("pool")?;
+                Ok(HistoryEntry {
+                    pool: parse_pool(&pool)?,
+                    game_id: row.try_get("game_id")?,
+                    games: row.try_get("games")?,
+                    before: Self::rating_from_row(row, "mu_before", "sigma_before")?,
+                    after: Self::rating_from_row(row, "mu_after", "sigma_after")?,
                     at: row.try_get("at")?,
                 })
             }
@@ -441,15 +456,16 @@ macro_rules! impl_store {
                 // write takes the database lock before anything is read.
                 let inserted = sqlx::query(
                     "INSERT INTO games (id, room_id, game_no, pool, rated, options, first_seat, \
-                     dice_commit, revealed_seed, result, standings, record, finished_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+                     dice_commit, revealed_seed, result, standings, record, finished_at, \
+                     unrated_reason) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
                      ON CONFLICT DO NOTHING RETURNING id",
                 )
                 .bind(&game.id)
                 .bind(&game.room_id)
                 .bind(game.game_no)
                 .bind(game.pool.as_str())
-                .bind(game.rated)
+                .bind(game.is_rated())
                 .bind(Json(&game.options))
                 .bind(game.first_seat.name())
                 .bind(&game.dice_commit)
@@ -458,6 +474,7 @@ macro_rules! impl_store {
                 .bind(Json(&game.standings))
                 .bind(Json(&game.record))
                 .bind(game.finished_at)
+                .bind(game.unrated.map(UnratedReason::as_str))
                 .fetch_optional(&mut *tx)
                 .await?;
                 if inserted.is_none() {
@@ -491,15 +508,16 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?;
                 }
-                if !game.rated {
+                if !game.is_rated() {
                     tx.commit().await?;
                     return Ok(Recorded::Written {
                         rating_changes: Vec::new(),
                     });
                 }
                 // Lock the players' rating rows in a fixed order (no deadlock between two games
-                // sharing players), creating missing ones at the initial rating.
-                let mut players = distinct_players(game);
+                // sharing players), creating missing ones at the initial rating. CPU seats have
+                // anchors, no rows.
+                let mut players = rated_players(game)?;
                 players.sort();
                 let mut current: HashMap<String, (Rating, i64)> = HashMap::new();
                 for player in &players {
@@ -526,7 +544,7 @@ macro_rules! impl_store {
                     current.insert(player.clone(), (rating, row.try_get("games")?));
                 }
                 let changes = rating_changes(game, &current)?;
-                for change in &changes {
+                for change in changes.iter().filter(|c| anchor_of(game.pool, &c.player_id).is_none()) {
                     sqlx::query(
                         "UPDATE ratings SET mu = $3, sigma = $4, games = $5, updated_at = $6 \
                          WHERE player_id = $1 AND pool = $2",
@@ -541,8 +559,8 @@ macro_rules! impl_store {
                     .await?;
                     sqlx::query(
                         "INSERT INTO rating_history (player_id, pool, game_id, mu_before, \
-                         sigma_before, mu_after, sigma_after, at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                         sigma_before, mu_after, sigma_after, at, games) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                     )
                     .bind(&change.player_id)
                     .bind(game.pool.as_str())
@@ -552,6 +570,7 @@ macro_rules! impl_store {
                     .bind(change.after.mu)
                     .bind(change.after.sigma)
                     .bind(game.finished_at)
+                    .bind(change.games)
                     .execute(&mut *tx)
                     .await?;
                 }
@@ -564,7 +583,8 @@ macro_rules! impl_store {
             async fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
                 let row = sqlx::query(
                     "SELECT id, room_id, game_no, pool, rated, options, first_seat, dice_commit, \
-                     revealed_seed, result, standings, record, finished_at FROM games WHERE id = $1",
+                     revealed_seed, result, standings, record, finished_at, unrated_reason \
+                     FROM games WHERE id = $1",
                 )
                 .bind(id)
                 .fetch_optional(&self.pool)
@@ -594,7 +614,14 @@ macro_rules! impl_store {
                     room_id: row.try_get("room_id")?,
                     game_no: row.try_get("game_no")?,
                     pool: parse_pool(&pool)?,
-                    rated: row.try_get("rated")?,
+                    unrated: match row.try_get::<Option<String>, _>("unrated_reason")? {
+                        None if row.try_get::<bool, _>("rated")? => None,
+                        // Written by a version before the reasons: a casual room's game.
+                        None => Some(UnratedReason::Casual),
+                        Some(reason) => Some(UnratedReason::parse(&reason).ok_or_else(|| {
+                            corrupt(format!("game {id}: unrated reason `{reason}`"))
+                        })?),
+                    },
                     options: row.try_get::<Json<Value>, _>("options")?.0,
                     first_seat: parse_seat(&first_seat)?,
                     dice_commit: row.try_get("dice_commit")?,
@@ -606,32 +633,47 @@ macro_rules! impl_store {
                     finished_at: row.try_get("finished_at")?,
                 };
                 let history = sqlx::query(
-                    "SELECT h.player_id, h.mu_before, h.sigma_before, h.mu_after, h.sigma_after, \
-                     r.games FROM rating_history h \
-                     LEFT JOIN ratings r ON r.player_id = h.player_id AND r.pool = h.pool \
-                     WHERE h.game_id = $1",
+                    "SELECT player_id, mu_before, sigma_before, mu_after, sigma_after, games \
+                     FROM rating_history WHERE game_id = $1",
                 )
                 .bind(id)
                 .fetch_all(&self.pool)
                 .await?;
-                let mut rating_changes = Vec::with_capacity(history.len());
-                for player in distinct_players(&game) {
+                let mut rating_changes = Vec::with_capacity(4);
+                for seat in Seat::ALL {
+                    let player = &game.seats[seat.index()].player_id;
+                    if let Some(anchor) = anchor_of(game.pool, player) {
+                        // A CPU seat of a rated game took part with its level's anchor (the
+                        // anchors of this version: they are constants of a release).
+                        if game.is_rated() {
+                            rating_changes.push(RatingChange {
+                                player_id: player.clone(),
+                                seats: vec![seat],
+                                before: anchor,
+                                after: anchor,
+                                games: 0,
+                            });
+                        }
+                        continue;
+                    }
+                    if rating_changes.iter().any(|c: &RatingChange| &c.player_id == player) {
+                        continue; // an older version's game: one identity, several seats
+                    }
                     let Some(h) = history
                         .iter()
-                        .find(|h| h.try_get::<String, _>("player_id").ok().as_deref() == Some(&player))
+                        .find(|h| h.try_get::<String, _>("player_id").ok().as_ref() == Some(player))
                     else {
                         continue;
                     };
                     rating_changes.push(RatingChange {
                         seats: Seat::ALL
                             .into_iter()
-                            .filter(|s| game.seats[s.index()].player_id == player)
+                            .filter(|s| &game.seats[s.index()].player_id == player)
                             .collect(),
-                        player_id: player,
+                        player_id: player.clone(),
                         before: Self::rating_from_row(h, "mu_before", "sigma_before")?,
                         after: Self::rating_from_row(h, "mu_after", "sigma_after")?,
-                        // The player's game count now (not at the time of this game).
-                        games: h.try_get::<Option<i64>, _>("games")?.unwrap_or(0),
+                        games: h.try_get("games")?,
                     });
                 }
                 Ok(Some(GameRecord {
@@ -648,13 +690,15 @@ macro_rules! impl_store {
                 let rows = sqlx::query(
                     "SELECT r.player_id, p.display_name, p.is_cpu, r.mu, r.sigma, r.games \
                      FROM ratings r JOIN players p ON p.id = r.player_id \
-                     WHERE r.pool = $1 AND r.games >= $2 AND ($3 OR NOT p.is_cpu) \
+                     WHERE r.pool = $1 AND r.games >= $2 AND r.sigma <= $3 AND r.updated_at >= $4 \
+                     AND NOT p.is_cpu \
                      ORDER BY (r.mu - 3 * r.sigma) DESC, r.player_id \
-                     LIMIT $4 OFFSET $5",
+                     LIMIT $5 OFFSET $6",
                 )
                 .bind(pool.as_str())
-                .bind(query.min_games)
-                .bind(query.include_cpu)
+                .bind(query.established.min_games)
+                .bind(query.established.max_sigma)
+                .bind(query.active_since)
                 .bind(query.limit.max(0))
                 .bind(query.offset.max(0))
                 .fetch_all(&self.pool)
@@ -676,6 +720,25 @@ macro_rules! impl_store {
                     .collect()
             }
 
+            async fn rating_history(
+                &self,
+                player_id: &str,
+                query: HistoryQuery,
+            ) -> Result<Vec<HistoryEntry>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT pool, game_id, games, mu_before, sigma_before, mu_after, sigma_after, at \
+                     FROM rating_history WHERE player_id = $1 AND pool = $2 \
+                     ORDER BY at DESC, game_id DESC LIMIT $3 OFFSET $4",
+                )
+                .bind(player_id)
+                .bind(query.pool.as_str())
+                .bind(query.limit.max(0))
+                .bind(query.offset.max(0))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(Self::history_from_row).collect()
+            }
+
             async fn profile(
                 &self,
                 player_id: &str,
@@ -685,7 +748,8 @@ macro_rules! impl_store {
                     return Ok(None);
                 };
                 let rating_rows = sqlx::query(
-                    "SELECT pool, mu, sigma, games FROM ratings WHERE player_id = $1 ORDER BY pool",
+                    "SELECT pool, mu, sigma, games, updated_at FROM ratings WHERE player_id = $1 \
+                     ORDER BY pool",
                 )
                 .bind(player_id)
                 .fetch_all(&self.pool)
@@ -699,10 +763,11 @@ macro_rules! impl_store {
                         display: rating.display(),
                         rating,
                         games: row.try_get("games")?,
+                        updated_at: row.try_get("updated_at")?,
                     });
                 }
                 let history_rows = sqlx::query(
-                    "SELECT pool, game_id, mu_before, sigma_before, mu_after, sigma_after, at \
+                    "SELECT pool, game_id, games, mu_before, sigma_before, mu_after, sigma_after, at \
                      FROM rating_history WHERE player_id = $1 \
                      ORDER BY at DESC, game_id DESC LIMIT $2",
                 )
@@ -710,17 +775,10 @@ macro_rules! impl_store {
                 .bind(history_limit.max(0))
                 .fetch_all(&self.pool)
                 .await?;
-                let mut history = Vec::with_capacity(history_rows.len());
-                for row in &history_rows {
-                    let pool: String = row.try_get("pool")?;
-                    history.push(HistoryEntry {
-                        pool: parse_pool(&pool)?,
-                        game_id: row.try_get("game_id")?,
-                        before: Self::rating_from_row(row, "mu_before", "sigma_before")?,
-                        after: Self::rating_from_row(row, "mu_after", "sigma_after")?,
-                        at: row.try_get("at")?,
-                    });
-                }
+                let history = history_rows
+                    .iter()
+                    .map(Self::history_from_row)
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok(Some(Profile {
                     player,
                     ratings,

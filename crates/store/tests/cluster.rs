@@ -354,7 +354,7 @@ async fn orphaned_rooms_are_games_in_progress_of_dead_or_drained_nodes() {
             room_id: "finished".into(),
             game_no: 1,
             pool: rating::Pool::Chaturaji,
-            rated: false,
+            unrated: Some(store::UnratedReason::Casual),
             options: json!({}),
             first_seat: rules::Seat::Red,
             dice_commit: None,

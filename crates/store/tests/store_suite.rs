@@ -5,12 +5,13 @@ mod common;
 
 use std::sync::Arc;
 
-use rating::{GameResult, Pool, Rating, TeamResult};
+use rating::{CpuLevel, Established, GameResult, Pool, Rating, TeamResult, anchor, rate};
 use rules::Seat;
 use serde_json::json;
 use store::{
-    AppendError, AppendOutcome, Durable, EntryKind, FinishedGame, LeaderboardQuery, LogEntry,
-    LogWriter, NewRoom, Recorded, RoomState, SeatPlayer, Store, StoreError, WriterConfig,
+    AppendError, AppendOutcome, Durable, EntryKind, FinishedGame, HistoryQuery, LeaderboardQuery,
+    LogEntry, LogWriter, NewRoom, Recorded, RoomState, SeatPlayer, Store, StoreError,
+    UnratedReason, WriterConfig,
 };
 
 for_both_backends!(
@@ -23,10 +24,12 @@ for_both_backends!(
     finishing_a_game_is_one_idempotent_transaction,
     concurrent_finishes_of_one_game_record_it_once,
     teams_game_rates_partners_together_and_cpu_finished_humans_get_the_result,
-    a_cpu_level_in_several_seats_gets_one_merged_change,
+    every_cpu_seat_is_its_own_participant_at_the_levels_anchor,
+    one_identity_in_two_seats_of_a_rated_game_is_refused,
     unrated_game_is_recorded_without_rating_changes,
-    leaderboard_is_humans_only_by_default_with_min_games,
+    leaderboard_lists_established_active_humans_only,
     profile_lists_ratings_and_history_newest_first,
+    rating_history_pages_one_pool_newest_first,
     game_record_reads_back_exactly,
     writer_group_commits_many_concurrent_rooms,
     writer_reports_seq_conflicts_and_accepts_retries,
@@ -79,7 +82,7 @@ fn finished(
         room_id: room.to_owned(),
         game_no,
         pool,
-        rated: true,
+        unrated: None,
         options: json!({"points_to_win": 0}),
         first_seat: Seat::Blue,
         dice_commit: Some("ab".repeat(32)),
@@ -89,6 +92,17 @@ fn finished(
         standings: json!([{"seat": "red", "place": 1, "points": 30}]),
         record: json!({"actions": [{"seq": 1, "move": "e2-e3"}], "why": "checkmate"}),
         finished_at: at,
+    }
+}
+
+/// Every player with a rated game, however provisional.
+fn everyone() -> LeaderboardQuery {
+    LeaderboardQuery {
+        established: Established {
+            min_games: 1,
+            max_sigma: f64::INFINITY,
+        },
+        ..LeaderboardQuery::default()
     }
 }
 
@@ -336,7 +350,7 @@ async fn finishing_a_game_is_one_idempotent_transaction(store: Arc<dyn Store>) {
     );
 
     let board = store
-        .leaderboard(Pool::Chaturaji, LeaderboardQuery::default())
+        .leaderboard(Pool::Chaturaji, everyone())
         .await
         .unwrap();
     assert_eq!(board.len(), 4);
@@ -350,7 +364,7 @@ async fn finishing_a_game_is_one_idempotent_transaction(store: Arc<dyn Store>) {
     );
     assert_eq!(
         store
-            .leaderboard(Pool::Chaturaji, LeaderboardQuery::default())
+            .leaderboard(Pool::Chaturaji, everyone())
             .await
             .unwrap(),
         board
@@ -360,7 +374,7 @@ async fn finishing_a_game_is_one_idempotent_transaction(store: Arc<dyn Store>) {
     // Ratings of other pools are untouched.
     assert_eq!(
         store
-            .leaderboard(Pool::FourchessFfa, LeaderboardQuery::default())
+            .leaderboard(Pool::FourchessFfa, everyone())
             .await
             .unwrap(),
         vec![]
@@ -483,7 +497,12 @@ async fn teams_game_rates_partners_together_and_cpu_finished_humans_get_the_resu
             .unwrap()
             .after
     };
-    assert!(after(&p[0]).mu > 25.0 && after("cpu:hard").mu > 25.0);
+    assert!(after(&p[0]).mu > 25.0);
+    assert_eq!(
+        after("cpu:hard"),
+        anchor(Pool::FourchessTeams, CpuLevel::Hard),
+        "an anchor does not move"
+    );
     assert!(
         after(&p[1]).mu < 25.0,
         "the human whose seat the CPU finished still loses"
@@ -494,12 +513,13 @@ async fn teams_game_rates_partners_together_and_cpu_finished_humans_get_the_resu
     assert_eq!(profile.ratings[0].pool, Pool::FourchessTeams);
     assert_eq!(profile.ratings[0].rating, after(&p[1]));
     let cpu = store.profile("cpu:hard", 10).await.unwrap().unwrap();
-    assert_eq!(cpu.ratings[0].games, 1);
+    assert_eq!(cpu.ratings, vec![], "anchors are not stored ratings");
+    assert_eq!(cpu.history, vec![]);
     let record = store.game("t1").await.unwrap().unwrap();
     assert!(record.game.seats[1].cpu_finished);
 }
 
-async fn a_cpu_level_in_several_seats_gets_one_merged_change(store: Arc<dyn Store>) {
+async fn every_cpu_seat_is_its_own_participant_at_the_levels_anchor(store: Arc<dyn Store>) {
     let ann = store.create_player("Ann").await.unwrap().player.id;
     store.create_room(&room("r1")).await.unwrap();
     let seats = [
@@ -520,16 +540,46 @@ async fn a_cpu_level_in_several_seats_gets_one_merged_change(store: Arc<dyn Stor
     let Recorded::Written { rating_changes } = store.record_game(&game).await.unwrap() else {
         panic!()
     };
-    assert_eq!(rating_changes.len(), 2);
-    let cpu = rating_changes
-        .iter()
-        .find(|c| c.player_id == "cpu:easy")
-        .unwrap();
-    assert_eq!(cpu.seats, [Seat::Red, Seat::Yellow, Seat::Green]);
-    assert_eq!(cpu.games, 1, "one game, however many seats");
-    assert!(cpu.after.mu < 25.0, "three seats all behind the human");
+    assert_eq!(rating_changes.len(), 4, "one change per seat");
+    let easy = anchor(Pool::Chaturaji, CpuLevel::Easy);
+    for (i, seat) in [(0, Seat::Red), (2, Seat::Yellow), (3, Seat::Green)] {
+        let c = &rating_changes[i];
+        assert_eq!(
+            (c.player_id.as_str(), c.seats.as_slice()),
+            ("cpu:easy", &[seat][..])
+        );
+        assert_eq!((c.before, c.after, c.games), (easy, easy, 0));
+    }
+    // Ann beat three opponents of easy strength: exactly the update against three such humans.
+    let expected = rate([easy, Rating::INITIAL, easy, easy], &game.result).unwrap();
+    assert_eq!(rating_changes[1].after, expected[1]);
+    assert_eq!(rating_changes[1].games, 1);
     let record = store.game("g1").await.unwrap().unwrap();
     assert_eq!(record.rating_changes, rating_changes);
+}
+
+async fn one_identity_in_two_seats_of_a_rated_game_is_refused(store: Arc<dyn Store>) {
+    let ann = store.create_player("Ann").await.unwrap().player.id;
+    store.create_room(&room("r1")).await.unwrap();
+    let game = finished(
+        "g1",
+        "r1",
+        1,
+        Pool::Chaturaji,
+        [seat(&ann), seat(&ann), seat("cpu:easy"), seat("cpu:easy")],
+        GameResult::Places([1, 2, 3, 4]),
+        1000,
+    );
+    assert!(matches!(
+        store.record_game(&game).await,
+        Err(StoreError::SameIdentity(id)) if id == ann
+    ));
+    assert_eq!(store.game("g1").await.unwrap(), None, "nothing written");
+    // Recorded as what it is, an unrated game, it is kept.
+    let mut unrated = game.clone();
+    unrated.unrated = Some(UnratedReason::SameIdentity);
+    assert!(store.record_game(&unrated).await.is_ok());
+    assert_eq!(store.game("g1").await.unwrap().unwrap().game, unrated);
 }
 
 async fn unrated_game_is_recorded_without_rating_changes(store: Arc<dyn Store>) {
@@ -544,7 +594,7 @@ async fn unrated_game_is_recorded_without_rating_changes(store: Arc<dyn Store>) 
         GameResult::Places([1, 2, 3, 4]),
         1000,
     );
-    game.rated = false;
+    game.unrated = Some(UnratedReason::Guest);
     assert_eq!(
         store.record_game(&game).await.unwrap(),
         Recorded::Written {
@@ -558,7 +608,7 @@ async fn unrated_game_is_recorded_without_rating_changes(store: Arc<dyn Store>) 
     assert_eq!(store.game("u1").await.unwrap().unwrap().game, game);
 }
 
-async fn leaderboard_is_humans_only_by_default_with_min_games(store: Arc<dyn Store>) {
+async fn leaderboard_lists_established_active_humans_only(store: Arc<dyn Store>) {
     let p = four_humans(&store).await;
     store.create_room(&room("r1")).await.unwrap();
     // Ann wins every game against Bob and cpu:hard; Cy plays only the first one.
@@ -580,14 +630,14 @@ async fn leaderboard_is_humans_only_by_default_with_min_games(store: Arc<dyn Sto
         store.record_game(&game).await.unwrap();
     }
     let board = store
-        .leaderboard(Pool::Chaturaji, LeaderboardQuery::default())
+        .leaderboard(Pool::Chaturaji, everyone())
         .await
         .unwrap();
     let ids: Vec<&str> = board.iter().map(|r| r.player_id.as_str()).collect();
     assert_eq!(
         ids,
         [p[0].as_str(), p[1].as_str(), p[2].as_str()],
-        "{board:?}"
+        "humans only, never a CPU anchor: {board:?}"
     );
     assert_eq!(board[0].rank, 1);
     assert_eq!(board[0].games, 3);
@@ -597,38 +647,70 @@ async fn leaderboard_is_humans_only_by_default_with_min_games(store: Arc<dyn Sto
             .windows(2)
             .all(|w| w[0].rating.conservative() >= w[1].rating.conservative())
     );
-
-    let min2 = LeaderboardQuery {
-        min_games: 2,
-        ..LeaderboardQuery::default()
+    let ids = |rows: Vec<store::LeaderboardRow>| -> Vec<String> {
+        rows.into_iter().map(|r| r.player_id).collect()
     };
-    let ids: Vec<String> = store
-        .leaderboard(Pool::Chaturaji, min2)
+
+    // The default rule (10 games, sigma ≤ 4.5): nobody here is established yet.
+    let default = store
+        .leaderboard(Pool::Chaturaji, LeaderboardQuery::default())
         .await
-        .unwrap()
-        .into_iter()
-        .map(|r| r.player_id)
-        .collect();
-    assert_eq!(ids, [p[0].clone(), p[1].clone()]);
-
-    let with_cpu = LeaderboardQuery {
-        include_cpu: true,
-        ..LeaderboardQuery::default()
+        .unwrap();
+    assert_eq!(default, vec![]);
+    let min2 = LeaderboardQuery {
+        established: Established {
+            min_games: 2,
+            max_sigma: f64::INFINITY,
+        },
+        ..everyone()
     };
-    let all = store.leaderboard(Pool::Chaturaji, with_cpu).await.unwrap();
-    assert_eq!(all.len(), 5);
-    assert!(all.iter().any(|r| r.player_id == "cpu:hard" && r.is_cpu));
+    let two_games = ids(store.leaderboard(Pool::Chaturaji, min2).await.unwrap());
+    assert_eq!(two_games, [p[0].clone(), p[1].clone()]);
+    // Cy (one game) is the least sure: a sigma bound just below Cy's leaves Cy out.
+    let sure = LeaderboardQuery {
+        established: Established {
+            min_games: 1,
+            max_sigma: board[2].rating.sigma - 1e-6,
+        },
+        ..everyone()
+    };
+    assert!(board[2].rating.sigma > board[0].rating.sigma);
+    assert_eq!(
+        ids(store.leaderboard(Pool::Chaturaji, sure).await.unwrap()),
+        two_games
+    );
+    // Only players with a rated game since `active_since`.
+    let hour = 3_600_000;
+    let lately = |since| LeaderboardQuery {
+        active_since: since,
+        ..everyone()
+    };
+    let now = store::now_millis();
+    assert_eq!(
+        store
+            .leaderboard(Pool::Chaturaji, lately(now - hour))
+            .await
+            .unwrap()
+            .len(),
+        3
+    );
+    assert_eq!(
+        store
+            .leaderboard(Pool::Chaturaji, lately(now + hour))
+            .await
+            .unwrap(),
+        vec![]
+    );
 
     let page2 = LeaderboardQuery {
-        include_cpu: true,
         limit: 2,
-        offset: 2,
-        ..LeaderboardQuery::default()
+        offset: 1,
+        ..everyone()
     };
     let rows = store.leaderboard(Pool::Chaturaji, page2).await.unwrap();
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0].rank, 3);
-    assert_eq!(rows[0].player_id, all[2].player_id);
+    assert_eq!(rows[0].rank, 2);
+    assert_eq!(rows[0].player_id, board[1].player_id);
 }
 
 async fn profile_lists_ratings_and_history_newest_first(store: Arc<dyn Store>) {
@@ -693,6 +775,58 @@ async fn profile_lists_ratings_and_history_newest_first(store: Arc<dyn Store>) {
         1
     );
     assert_eq!(store.profile("p_nobody", 10).await.unwrap(), None);
+}
+
+async fn rating_history_pages_one_pool_newest_first(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    let seats = || [seat(&p[0]), seat(&p[1]), seat(&p[2]), seat(&p[3])];
+    for (n, pool) in [
+        Pool::Chaturaji,
+        Pool::FourchessFfa,
+        Pool::Chaturaji,
+        Pool::Chaturaji,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let game = finished(
+            &format!("g{n}"),
+            "r1",
+            n as i32 + 1,
+            pool,
+            seats(),
+            GameResult::Places([1, 2, 3, 4]),
+            1000 + n as i64,
+        );
+        store.record_game(&game).await.unwrap();
+    }
+    let page = |limit, offset| HistoryQuery {
+        pool: Pool::Chaturaji,
+        limit,
+        offset,
+    };
+    let all = store.rating_history(&p[0], page(10, 0)).await.unwrap();
+    let got: Vec<(&str, i64)> = all.iter().map(|h| (h.game_id.as_str(), h.games)).collect();
+    assert_eq!(
+        got,
+        [("g3", 3), ("g2", 2), ("g0", 1)],
+        "one pool, newest first"
+    );
+    assert_eq!(
+        all[0].before, all[1].after,
+        "each game starts where the previous ended"
+    );
+    let second = store.rating_history(&p[0], page(1, 1)).await.unwrap();
+    assert_eq!(second, all[1..2].to_vec());
+    assert_eq!(
+        store.rating_history(&p[0], page(5, 3)).await.unwrap(),
+        vec![]
+    );
+    assert_eq!(
+        store.rating_history("p_nobody", page(5, 0)).await.unwrap(),
+        vec![]
+    );
 }
 
 async fn game_record_reads_back_exactly(store: Arc<dyn Store>) {

@@ -45,6 +45,20 @@ impl Room {
                 "a display name has 1 to 32 characters",
             ));
         }
+        // One identity, one seat in a rated room: a player holding several seats could hand
+        // themselves the results (resigning the others).
+        if self.settings.rated
+            && let Some(id) = &player_id
+            && self
+                .seats
+                .iter()
+                .any(|s| matches!(s, SeatState::Human(h) if h.player_id.as_ref() == Some(id)))
+        {
+            return Err(RoomError::new(
+                ErrorCode::AlreadySeated,
+                "this player already holds a seat in this rated room (one player, one seat)",
+            ));
+        }
         let Some(seat) = Seat::ALL
             .into_iter()
             .find(|s| matches!(self.seats[s.index()], SeatState::Empty))

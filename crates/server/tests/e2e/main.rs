@@ -9,6 +9,11 @@ mod errors;
 mod games;
 mod ops;
 mod positions;
+// The seat-playing helpers of the binary tests; this binary uses only some of them.
+#[allow(dead_code)]
+#[path = "../play/mod.rs"]
+mod play;
+mod ratings;
 mod records;
 mod rest;
 mod restart;

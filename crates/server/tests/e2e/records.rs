@@ -70,7 +70,7 @@ async fn record(
         room_id: room.into(),
         game_no: game_no as i32,
         pool,
-        rated: true,
+        unrated: None,
         options: doc.options.clone(),
         first_seat: doc.first,
         dice_commit: doc.dice_commit.clone(),
@@ -169,7 +169,11 @@ async fn records_are_served_over_rest(store: Arc<dyn Store>) {
         }
     }
 
-    let addr = start_with_store(test_config(), store.clone()).await;
+    // Three games make nobody established under the default rule: list everyone with a game here.
+    let mut config = test_config();
+    config.ratings.provisional_games = 1;
+    config.ratings.provisional_sigma = 9.0;
+    let addr = start_with_store(config, store.clone()).await;
 
     // ---- leaderboard ----
     let board: Leaderboard = get(addr, "/leaderboard?pool=chaturaji").await;
@@ -178,7 +182,10 @@ async fn records_are_served_over_rest(store: Arc<dyn Store>) {
     players.sort();
     let mut humans = vec![ann, bob, cy];
     humans.sort();
-    assert_eq!(players, humans, "humans only by default");
+    assert_eq!(
+        players, humans,
+        "humans only: CPU levels are anchors, not ranked"
+    );
     for (i, row) in board.rows.iter().enumerate() {
         assert_eq!(row.rank, i as i64 + 1);
         let (rating, games) = expected[&(row.player_id.clone(), Pool::Chaturaji)];
@@ -192,18 +199,12 @@ async fn records_are_served_over_rest(store: Arc<dyn Store>) {
         let key = |r: &protocol::LeaderboardRow| r.mu - 3.0 * r.sigma;
         assert!(key(&pair[0]) >= key(&pair[1]), "sorted best first");
     }
-    let with_cpu: Leaderboard = get(addr, "/leaderboard?pool=chaturaji&include_cpu=true").await;
-    assert_eq!(with_cpu.rows.len(), 4);
-    let cpu = with_cpu
-        .rows
-        .iter()
-        .find(|r| r.player_id == "cpu:easy")
-        .unwrap();
-    assert!(cpu.is_cpu);
+    assert_eq!((board.min_games, board.next_offset), (1, None));
     let page: Leaderboard = get(addr, "/leaderboard?pool=chaturaji&limit=1&offset=1").await;
     assert_eq!(page.rows.len(), 1);
     assert_eq!(page.rows[0], board.rows[1]);
     assert_eq!(page.rows[0].rank, 2);
+    assert_eq!(page.next_offset, Some(2));
     let teams: Leaderboard = get(addr, "/leaderboard?pool=fourchess_teams").await;
     assert_eq!(teams.rows.len(), 4);
     assert!(teams.rows.iter().all(|r| r.games == 2));
