@@ -4,10 +4,15 @@
 // copied.
 #[path = "../../../store/tests/common/mod.rs"]
 mod common;
+mod abuse;
 mod connections;
 mod errors;
 mod games;
 mod ops;
+// The server binary in its own process (a fresh metrics recorder); only part of it is used here.
+#[allow(dead_code)]
+#[path = "../process/mod.rs"]
+mod process;
 mod records;
 mod rest;
 mod restart;
