@@ -150,9 +150,12 @@ pub async fn create_player(
     req: Result<Json<CreatePlayer>, JsonRejection>,
 ) -> ApiResult<CreatedPlayer> {
     let req = body(req)?;
+    // The one rule for every display name (seat names too), before the store's own bounds.
+    let name = protocol::name::display_name(&req.display_name)
+        .map_err(|why| ApiError::new(ErrorCode::BadMessage, format!("invalid display name: {why}")))?;
     let new = state
         .store
-        .create_player(&req.display_name)
+        .create_player(&name)
         .await
         .map_err(store_error)?;
     Ok(Json(CreatedPlayer {

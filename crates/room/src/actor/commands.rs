@@ -38,13 +38,8 @@ impl Room {
         name: String,
         player_id: Option<String>,
     ) -> Result<Joined, RoomError> {
-        let name = name.trim().to_owned();
-        if name.is_empty() || name.chars().count() > 32 {
-            return Err(RoomError::new(
-                ErrorCode::BadMessage,
-                "a display name has 1 to 32 characters",
-            ));
-        }
+        let name = protocol::name::display_name(&name)
+            .map_err(|why| RoomError::new(ErrorCode::BadMessage, why.to_string()))?;
         let Some(seat) = Seat::ALL
             .into_iter()
             .find(|s| matches!(self.seats[s.index()], SeatState::Empty))

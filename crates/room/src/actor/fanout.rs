@@ -118,6 +118,7 @@ impl Room {
             conn,
             seat,
             tx: outbox,
+            highest_ack: None,
         });
         self.empty_since = None;
         let _ = reply.send(Ok(Connected { conn, seat }));

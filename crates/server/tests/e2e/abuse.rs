@@ -520,3 +520,76 @@ async fn every_metric_is_served_from_the_start() {
     }
     server.kill9();
 }
+
+/// Send `ack` with the seat's first legal action; returns the ack's `v` and the seat's next view
+/// with legal actions (it may arrive before or after the ack).
+async fn act_first_legal(red: &mut Client, view: &Value, ack: u64) -> (Value, Value) {
+    red.send(json!({"t": "act", "ack": ack, "action": view["legal"][0]}))
+        .await;
+    let mut answer = None;
+    let mut next_view: Option<Value> = None;
+    loop {
+        let m = red.next().await.expect("open");
+        if m["t"] == "view" && m["seat"] == "red" && m["legal"].as_array().is_some_and(|l| !l.is_empty()) {
+            next_view = Some(m);
+        } else if (m["t"] == "ack" || m["t"] == "error") && m["ack"] == ack {
+            answer = Some(m);
+        }
+        if let (Some(a), Some(v)) = (&answer, &next_view) {
+            if a["t"] == "error" || v["v"].as_u64() >= a["v"].as_u64() {
+                return (answer.unwrap(), next_view.unwrap());
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_resent_ack_id_below_the_highest_is_never_applied_again() {
+    let mut config = test_config();
+    config.rooms.acks_kept = 2;
+    let addr = start(config).await;
+    let (room, host_token) = create_room(addr, json!({"game": "chaturaji"})).await;
+    let (_, token) = join_seat(addr, &room, "Ann").await;
+    let mut red = Client::connect(addr).await;
+    red.join(&room, Some(&token), None).await;
+    host(addr, &room, "start", &host_token).await;
+    let mut view = red
+        .until(|m| m["t"] == "view" && m["seat"] == "red" && m["legal"].as_array().is_some_and(|l| !l.is_empty()))
+        .await;
+    let mut acked = Vec::new();
+    for ack in 1..=3 {
+        let (answer, next) = act_first_legal(&mut red, &view, ack).await;
+        assert_eq!(answer["t"], "ack", "{answer}");
+        acked.push(answer["v"].as_u64().unwrap());
+        view = next;
+    }
+    // Ack 1 has left the seat's memory (it keeps 2): resent with a legal action, it is refused.
+    let (answer, _) = act_first_legal(&mut red, &view, 1).await;
+    assert_eq!(answer["t"], "error", "{answer}");
+    assert_eq!(answer["code"], "stale_ack");
+    // Ack 3 is still remembered: re-acked with its version, not applied again.
+    red.send(json!({"t": "act", "ack": 3, "action": view["legal"][0]})).await;
+    let again = red.until(|m| m["ack"] == 3).await;
+    assert_eq!(again["t"], "ack", "{again}");
+    assert_eq!(again["v"].as_u64(), Some(acked[2]));
+    // A higher id plays on.
+    let (answer, _) = act_first_legal(&mut red, &view, 4).await;
+    assert_eq!(answer["t"], "ack", "{answer}");
+}
+
+#[tokio::test]
+async fn seat_names_and_player_names_follow_one_rule() {
+    let addr = start(test_config()).await;
+    let (room, _) = create_room(addr, json!({"game": "chaturaji"})).await;
+    for bad in ["A\u{0}nn", "A\u{1b}[31mnn", "A\u{7}nn", "A\nnn", "A\u{202E}nn", "An\u{200B}n", "\u{FEFF}Ann"] {
+        let (status, v) = post(addr, &format!("/rooms/{room}/join"), None, json!({"name": bad})).await;
+        assert_eq!((status, v["error"]["code"].as_str()), (400, Some("bad_message")), "seat {bad:?}: {v}");
+        let (status, v) = post(addr, "/players", None, json!({"display_name": bad})).await;
+        assert_eq!((status, v["error"]["code"].as_str()), (400, Some("bad_message")), "player {bad:?}: {v}");
+    }
+    let (status, v) = post(addr, &format!("/rooms/{room}/join"), None, json!({"name": " Zoë "})).await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = post(addr, "/players", None, json!({"display_name": " Zoë "})).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["display_name"], "Zoë");
+}
