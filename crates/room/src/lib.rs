@@ -46,6 +46,9 @@ pub struct RoomConfig {
     /// A room nobody has been connected to for this long closes (its memory is freed and the store
     /// marks it closed: it is not rebuilt after a restart).
     pub idle_close: Duration,
+    /// The same for a room where no game has started (a lobby): a shorter time, so that lobbies
+    /// opened and left (or created in bulk) leave memory soon. The shorter of the two applies.
+    pub lobby_idle: Duration,
 }
 
 impl Default for RoomConfig {
@@ -59,6 +62,7 @@ impl Default for RoomConfig {
             commands: 64,
             acks_kept: 64,
             idle_close: Duration::from_secs(3600),
+            lobby_idle: Duration::from_secs(600),
         }
     }
 }

@@ -106,6 +106,7 @@ pub struct RoomsSection {
     pub history: usize,
     pub acks_kept: usize,
     pub idle_close_ms: u64,
+    pub lobby_idle_ms: u64,
 }
 
 /// CPU players: think-time caps per level, the worker pool, and the levels used by default.
@@ -199,6 +200,7 @@ impl Config {
             commands: 64,
             acks_kept: self.rooms.acks_kept,
             idle_close: Duration::from_millis(self.rooms.idle_close_ms),
+            lobby_idle: Duration::from_millis(self.rooms.lobby_idle_ms),
         }
     }
 

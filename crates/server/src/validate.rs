@@ -148,6 +148,7 @@ impl Config {
         positive("rooms.history", r.history as u64);
         positive("rooms.acks_kept", r.acks_kept as u64);
         positive("rooms.idle_close_ms", r.idle_close_ms);
+        positive("rooms.lobby_idle_ms", r.lobby_idle_ms);
 
         if s.listen.parse::<SocketAddr>().is_err() {
             problems.push(format!(

@@ -593,3 +593,20 @@ async fn seat_names_and_player_names_follow_one_rule() {
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["display_name"], "Zoë");
 }
+
+#[tokio::test]
+async fn a_lobby_nobody_joined_expires_before_the_idle_time_of_a_game() {
+    let mut config = test_config();
+    config.rooms.lobby_idle_ms = 150;
+    let addr = start(config).await;
+    let (lobby, _) = create_room(addr, json!({"game": "chaturaji"})).await;
+    let (game, host_token) = create_room(addr, json!({"game": "chaturaji"})).await;
+    let (status, v) = host(addr, &game, "start", &host_token).await;
+    assert_eq!(status, 200, "{v}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (status, body) = http(addr, "GET", &format!("/rooms/{lobby}"), None, None).await;
+    assert_eq!((status, &body["error"]["code"]), (404, &json!("unknown_room")));
+    // A game nobody watches keeps `rooms.idle_close_ms` (an hour by default).
+    let (status, _) = http(addr, "GET", &format!("/rooms/{game}"), None, None).await;
+    assert_eq!(status, 200);
+}
