@@ -49,6 +49,8 @@ pub struct RoomConfig {
     /// The same for a room where no game has started (a lobby): a shorter time, so that lobbies
     /// opened and left (or created in bulk) leave memory soon. The shorter of the two applies.
     pub lobby_idle: Duration,
+    /// Connections one seat may open per minute; past it a join is refused with `rate_limited`.
+    pub reconnects_per_minute: usize,
 }
 
 impl Default for RoomConfig {
@@ -63,6 +65,7 @@ impl Default for RoomConfig {
             acks_kept: 64,
             idle_close: Duration::from_secs(3600),
             lobby_idle: Duration::from_secs(600),
+            reconnects_per_minute: 30,
         }
     }
 }

@@ -107,6 +107,7 @@ pub struct RoomsSection {
     pub acks_kept: usize,
     pub idle_close_ms: u64,
     pub lobby_idle_ms: u64,
+    pub reconnects_per_minute: usize,
 }
 
 /// CPU players: think-time caps per level, the worker pool, and the levels used by default.
@@ -201,6 +202,7 @@ impl Config {
             acks_kept: self.rooms.acks_kept,
             idle_close: Duration::from_millis(self.rooms.idle_close_ms),
             lobby_idle: Duration::from_millis(self.rooms.lobby_idle_ms),
+            reconnects_per_minute: self.rooms.reconnects_per_minute,
         }
     }
 

@@ -149,6 +149,7 @@ impl Config {
         positive("rooms.acks_kept", r.acks_kept as u64);
         positive("rooms.idle_close_ms", r.idle_close_ms);
         positive("rooms.lobby_idle_ms", r.lobby_idle_ms);
+        positive("rooms.reconnects_per_minute", r.reconnects_per_minute as u64);
 
         if s.listen.parse::<SocketAddr>().is_err() {
             problems.push(format!(

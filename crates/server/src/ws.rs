@@ -25,7 +25,7 @@ use crate::app::AppState;
 use crate::cluster::{self, Located};
 use crate::error::ApiError;
 use crate::shutdown::CLOSE_RESTART;
-use crate::telemetry::{self, ACT_LATENCY, ACTIONS, CLOSES, RATE_LIMIT_CLOSES};
+use crate::telemetry::{self, ACT_LATENCY, ACTIONS, CLIENT_LIMITED, CLOSES, RATE_LIMIT_CLOSES};
 
 /// Close codes.
 /// A binary frame: the protocol is JSON text.
@@ -346,7 +346,12 @@ impl Connection {
                         *outbox = Some(rx);
                         None
                     }
-                    Err(e) => Some(error(e.code, e.message, None)),
+                    Err(e) => {
+                        if e.code == ErrorCode::RateLimited {
+                            metrics::counter!(CLIENT_LIMITED, "what" => "reconnects").increment(1);
+                        }
+                        Some(error(e.code, e.message, None))
+                    }
                 }
             }
             ClientMsg::Act { ack, action } => self.forward(ack, Some(action)).await,

@@ -610,3 +610,26 @@ async fn a_lobby_nobody_joined_expires_before_the_idle_time_of_a_game() {
     let (status, _) = http(addr, "GET", &format!("/rooms/{game}"), None, None).await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn a_seat_reconnecting_in_a_loop_is_refused_past_its_rate() {
+    let mut config = test_config();
+    config.rooms.reconnects_per_minute = 3;
+    let addr = start(config).await;
+    let series = r#"fourkings_client_limited_total{what="reconnects"}"#;
+    let before = metric(addr, series).await;
+    let (room, _) = create_room(addr, json!({"game": "chaturaji"})).await;
+    let (_, token) = join_seat(addr, &room, "Ann").await;
+    for _ in 0..3 {
+        let mut seat = Client::connect(addr).await;
+        seat.join(&room, Some(&token), None).await;
+    }
+    let mut seat = Client::connect(addr).await;
+    seat.send(json!({"t": "join", "room": room, "token": token})).await;
+    let refused = seat.until(|m| m["t"] == "welcome" || m["t"] == "error").await;
+    assert_eq!(refused["code"], "rate_limited", "{refused}");
+    assert!(metric(addr, series).await >= before + 1.0);
+    // A spectator is not a seat: it still joins.
+    let mut watcher = Client::connect(addr).await;
+    watcher.join(&room, None, None).await;
+}
