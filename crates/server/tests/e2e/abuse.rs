@@ -535,10 +535,13 @@ async fn act_first_legal(red: &mut Client, view: &Value, ack: u64) -> (Value, Va
         } else if (m["t"] == "ack" || m["t"] == "error") && m["ack"] == ack {
             answer = Some(m);
         }
-        if let (Some(a), Some(v)) = (&answer, &next_view) {
-            if a["t"] == "error" || v["v"].as_u64() >= a["v"].as_u64() {
-                return (answer.unwrap(), next_view.unwrap());
+        match (&answer, &next_view) {
+            // Refused: nothing changed, the view stands.
+            (Some(a), _) if a["t"] == "error" => return (a.clone(), view.clone()),
+            (Some(a), Some(v)) if v["v"].as_u64() >= a["v"].as_u64() => {
+                return (a.clone(), v.clone());
             }
+            _ => {}
         }
     }
 }
