@@ -274,9 +274,14 @@ impl Connection {
                 if sink.send(close).await.is_ok() {
                     // Until the client's close (or the end): what it still sends is dropped unread
                     // by the library, not left in the socket to reset the connection.
-                    while let Some(Ok(msg)) = stream.next().await {
-                        if matches!(msg, Message::Close(_)) {
-                            break;
+                    loop {
+                        match stream.next().await {
+                            Some(Ok(Message::Close(_))) | None => break,
+                            Some(Ok(_)) => {}
+                            // Past a refused frame the stream cannot be read on (its payload is
+                            // still in the socket): hold the socket open for the rest of the linger
+                            // so that the client reads the close before closing resets it.
+                            Some(Err(_)) => std::future::pending::<()>().await,
                         }
                     }
                 }
