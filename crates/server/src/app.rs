@@ -17,10 +17,10 @@ use store::{LogWriter, Store};
 
 use crate::cluster::ClusterNode;
 use crate::config::Config;
+use crate::listen::Gate;
 use crate::persist::{Appender, StoreLog};
 use crate::registry::Registry;
 use crate::shutdown::{DrainHooks, ShutdownTrigger, Stopping};
-use crate::listen::Gate;
 use crate::telemetry::Connections;
 use crate::throttle::RestLimits;
 use crate::{

@@ -297,7 +297,10 @@ async fn refuse(mut stream: TcpStream) {
 
 /// Middleware: a connection from the probe reserve gets the probes and nothing else.
 pub async fn probes_only(req: Request, next: Next) -> Response {
-    let reserved = req.extensions().get::<Peer>().is_some_and(|p| p.probes_only);
+    let reserved = req
+        .extensions()
+        .get::<Peer>()
+        .is_some_and(|p| p.probes_only);
     if reserved && !PROBES.contains(&req.uri().path()) {
         return ApiError::new(
             ErrorCode::TooManyConnections,
@@ -310,7 +313,11 @@ pub async fn probes_only(req: Request, next: Next) -> Response {
 
 /// Middleware: a REST request (header, body, answer) must be done within the deadline
 /// (`server.request_timeout_ms`), so a body sent a byte at a time does not hold its connection.
-pub async fn request_deadline(State(deadline): State<Duration>, req: Request, next: Next) -> Response {
+pub async fn request_deadline(
+    State(deadline): State<Duration>,
+    req: Request,
+    next: Next,
+) -> Response {
     match tokio::time::timeout(deadline, next.run(req)).await {
         Ok(response) => response,
         Err(_) => {

@@ -15,8 +15,8 @@ use room::{RoomError, RoomHandle, RoomSettings};
 use store::StoreError;
 
 use crate::app::AppState;
-use crate::cluster::{self, Located};
 use crate::client::ClientIp;
+use crate::cluster::{self, Located};
 use crate::error::ApiError;
 use crate::registry::Slot;
 use crate::telemetry::CLIENT_LIMITED;
@@ -151,8 +151,12 @@ pub async fn create_player(
 ) -> ApiResult<CreatedPlayer> {
     let req = body(req)?;
     // The one rule for every display name (seat names too), before the store's own bounds.
-    let name = protocol::name::display_name(&req.display_name)
-        .map_err(|why| ApiError::new(ErrorCode::BadMessage, format!("invalid display name: {why}")))?;
+    let name = protocol::name::display_name(&req.display_name).map_err(|why| {
+        ApiError::new(
+            ErrorCode::BadMessage,
+            format!("invalid display name: {why}"),
+        )
+    })?;
     let new = state
         .store
         .create_player(&name)
@@ -257,9 +261,11 @@ pub async fn create_room(
 async fn take_slot(state: &AppState, client: IpAddr) -> Result<Slot<'_>, ApiError> {
     let _one_at_a_time = state.registry.creating.lock().await;
     let (theirs, pending) = state.registry.created_by(client);
-    let phases = futures_util::future::join_all(theirs.iter().map(|room| {
-        tokio::time::timeout(std::time::Duration::from_millis(500), room.info())
-    }))
+    let phases = futures_util::future::join_all(
+        theirs
+            .iter()
+            .map(|room| tokio::time::timeout(std::time::Duration::from_millis(500), room.info())),
+    )
     .await;
     // A room too busy to answer counts as a lobby: the cap errs on the side of holding.
     let lobbies = pending
@@ -272,7 +278,9 @@ async fn take_slot(state: &AppState, client: IpAddr) -> Result<Slot<'_>, ApiErro
         metrics::counter!(CLIENT_LIMITED, "what" => "lobbies").increment(1);
         return Err(ApiError::new(
             ErrorCode::ClientLimit,
-            format!("this client holds {lobbies} open lobbies, the most one client may (start a game in one, or let them expire)"),
+            format!(
+                "this client holds {lobbies} open lobbies, the most one client may (start a game in one, or let them expire)"
+            ),
         ));
     }
     state
@@ -327,7 +335,12 @@ pub async fn list_rooms(
     // One more than a page, to know whether another follows.
     let mut rooms = Vec::new();
     let mut more = false;
-    for (_, handle) in state.registry.all().into_iter().filter(|(id, _)| *id > after) {
+    for (_, handle) in state
+        .registry
+        .all()
+        .into_iter()
+        .filter(|(id, _)| *id > after)
+    {
         if rooms.len() > limit {
             break;
         }

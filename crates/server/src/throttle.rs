@@ -146,7 +146,10 @@ mod tests {
     fn requests_are_sorted_into_buckets() {
         assert_eq!(Kind::of(&Method::POST, "/rooms"), Some(Kind::Write));
         assert_eq!(Kind::of(&Method::POST, "/players"), Some(Kind::Write));
-        assert_eq!(Kind::of(&Method::PUT, "/rooms/x/settings"), Some(Kind::Write));
+        assert_eq!(
+            Kind::of(&Method::PUT, "/rooms/x/settings"),
+            Some(Kind::Write)
+        );
         assert_eq!(Kind::of(&Method::GET, "/rooms"), Some(Kind::Read));
         assert_eq!(Kind::of(&Method::GET, "/games/1/pgn4"), Some(Kind::Read));
         assert_eq!(Kind::of(&Method::GET, "/healthz"), None);

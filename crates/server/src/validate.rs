@@ -128,9 +128,15 @@ impl Config {
         positive("limits.outbox_frames", l.outbox_frames as u64);
         positive("limits.max_body_bytes", l.max_body_bytes as u64);
         positive("limits.max_error_details", l.max_error_details as u64);
-        positive("limits.rest_write_per_minute", u64::from(l.rest_write_per_minute));
+        positive(
+            "limits.rest_write_per_minute",
+            u64::from(l.rest_write_per_minute),
+        );
         positive("limits.rest_write_burst", u64::from(l.rest_write_burst));
-        positive("limits.rest_read_per_minute", u64::from(l.rest_read_per_minute));
+        positive(
+            "limits.rest_read_per_minute",
+            u64::from(l.rest_read_per_minute),
+        );
         positive("limits.rest_read_burst", u64::from(l.rest_read_burst));
         positive(
             "limits.max_open_lobbies_per_client",
@@ -138,7 +144,10 @@ impl Config {
         );
         positive("limits.rooms_page_default", l.rooms_page_default as u64);
         positive("limits.rooms_page_max", l.rooms_page_max as u64);
-        positive("limits.max_connections_per_ip", l.max_connections_per_ip as u64);
+        positive(
+            "limits.max_connections_per_ip",
+            l.max_connections_per_ip as u64,
+        );
         positive("server.header_timeout_ms", s.header_timeout_ms);
         positive("server.request_timeout_ms", s.request_timeout_ms);
         positive("timers.join_timeout_ms", t.join_timeout_ms);
@@ -149,7 +158,10 @@ impl Config {
         positive("rooms.acks_kept", r.acks_kept as u64);
         positive("rooms.idle_close_ms", r.idle_close_ms);
         positive("rooms.lobby_idle_ms", r.lobby_idle_ms);
-        positive("rooms.reconnects_per_minute", r.reconnects_per_minute as u64);
+        positive(
+            "rooms.reconnects_per_minute",
+            r.reconnects_per_minute as u64,
+        );
 
         if s.listen.parse::<SocketAddr>().is_err() {
             problems.push(format!(

@@ -114,7 +114,15 @@ async fn request(args: &Args, method: &str, path: &str, body: &str) -> (u16, usi
 }
 
 /// Requests in a loop from `workers` tasks until `until`.
-async fn flood(args: &Args, tally: &Tally, until: Instant, workers: usize, method: &str, path: &str, body: String) {
+async fn flood(
+    args: &Args,
+    tally: &Tally,
+    until: Instant,
+    workers: usize,
+    method: &str,
+    path: &str,
+    body: String,
+) {
     let body = Arc::new(body);
     futures_util::future::join_all((0..workers).map(|_| {
         let body = body.clone();
@@ -163,7 +171,16 @@ async fn attack(name: &str, args: &Args, tally: &Tally) {
     let left = || until.saturating_duration_since(Instant::now());
     match name {
         "room-flood" => {
-            flood(args, tally, until, 8, "POST", "/rooms", r#"{"game":"chaturaji","public":true}"#.into()).await
+            flood(
+                args,
+                tally,
+                until,
+                8,
+                "POST",
+                "/rooms",
+                r#"{"game":"chaturaji","public":true}"#.into(),
+            )
+            .await
         }
         "big-body" => {
             // ~1.4 MB of unknown option keys.
@@ -173,12 +190,26 @@ async fn attack(name: &str, args: &Args, tally: &Tally) {
         }
         "list-flood" => flood(args, tally, until, 6, "GET", "/rooms", String::new()).await,
         "player-flood" => {
-            flood(args, tally, until, 8, "POST", "/players", r#"{"display_name":"Mallory"}"#.into()).await
+            flood(
+                args,
+                tally,
+                until,
+                8,
+                "POST",
+                "/players",
+                r#"{"display_name":"Mallory"}"#.into(),
+            )
+            .await
         }
         "slowloris" => {
             hold_sockets(args, tally, until, || async {
-                let Ok(mut s) = connect(args).await else { return true };
-                for b in b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " .iter().cycle() {
+                let Ok(mut s) = connect(args).await else {
+                    return true;
+                };
+                for b in b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "
+                    .iter()
+                    .cycle()
+                {
                     if Instant::now() >= until {
                         return false;
                     }
@@ -193,9 +224,14 @@ async fn attack(name: &str, args: &Args, tally: &Tally) {
         }
         "idle-ws" => {
             hold_sockets(args, tally, until, || async {
-                let Some(mut ws) = websocket(args).await else { return true };
+                let Some(mut ws) = websocket(args).await else {
+                    return true;
+                };
                 // Answers pings (the library does), never joins.
-                matches!(tokio::time::timeout(left(), ws.next()).await, Ok(None | Some(Ok(Message::Close(_))) | Some(Err(_))))
+                matches!(
+                    tokio::time::timeout(left(), ws.next()).await,
+                    Ok(None | Some(Ok(Message::Close(_))) | Some(Err(_)))
+                )
             })
             .await
         }
@@ -232,7 +268,9 @@ async fn attack(name: &str, args: &Args, tally: &Tally) {
                 return;
             };
             while Instant::now() < until {
-                let Some(mut ws) = websocket(args).await else { continue };
+                let Some(mut ws) = websocket(args).await else {
+                    continue;
+                };
                 Tally::add(&tally.sent, 1);
                 let join = format!(r#"{{"t":"join","room":"{room}","token":"{token}"}}"#);
                 if ws.send(Message::Text(join.into())).await.is_err() {
@@ -252,7 +290,13 @@ async fn attack(name: &str, args: &Args, tally: &Tally) {
 async fn own_seat(args: &Args) -> Option<(String, String)> {
     let created = body(args, "POST", "/rooms", r#"{"game":"chaturaji"}"#).await?;
     let room = created["room"].as_str()?.to_owned();
-    let joined = body(args, "POST", &format!("/rooms/{room}/join"), r#"{"name":"Mallory"}"#).await?;
+    let joined = body(
+        args,
+        "POST",
+        &format!("/rooms/{room}/join"),
+        r#"{"name":"Mallory"}"#,
+    )
+    .await?;
     Some((room, joined["seat_token"].as_str()?.to_owned()))
 }
 
@@ -277,15 +321,29 @@ fn legit(args: &Args) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let out = Command::new(loadgen)
             .args(["--addr", &addr.to_string(), "--rooms", &rooms.to_string()])
-            .args(["--seconds", &seconds.saturating_sub(1).max(1).to_string(), "--cadence-ms", "200"])
+            .args([
+                "--seconds",
+                &seconds.saturating_sub(1).max(1).to_string(),
+                "--cadence-ms",
+                "200",
+            ])
             .output();
         match out {
             Ok(out) => {
                 let text = String::from_utf8_lossy(&out.stdout).into_owned();
-                let latency = text.lines().find(|l| l.starts_with("act->event")).unwrap_or("");
-                let actions = text.lines().find(|l| l.starts_with("actions")).unwrap_or("");
+                let latency = text
+                    .lines()
+                    .find(|l| l.starts_with("act->event"))
+                    .unwrap_or("");
+                let actions = text
+                    .lines()
+                    .find(|l| l.starts_with("actions"))
+                    .unwrap_or("");
                 if latency.is_empty() {
-                    format!("loadgen failed: {}", String::from_utf8_lossy(&out.stderr).trim())
+                    format!(
+                        "loadgen failed: {}",
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    )
                 } else {
                     format!("{latency}  |  {actions}")
                 }
@@ -301,12 +359,18 @@ async fn healthz_ms(args: &Args) -> String {
     let Ok(mut s) = TcpStream::connect(args.addr).await else {
         return "healthz: no connection".into();
     };
-    let head = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", args.addr);
+    let head = format!(
+        "GET /healthz HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        args.addr
+    );
     let _ = s.write_all(head.as_bytes()).await;
     let mut raw = Vec::new();
     match tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut raw)).await {
         Ok(Ok(_)) if raw.starts_with(b"HTTP/1.1 200") => {
-            format!("healthz 200 in {:.1} ms", started.elapsed().as_secs_f64() * 1000.0)
+            format!(
+                "healthz 200 in {:.1} ms",
+                started.elapsed().as_secs_f64() * 1000.0
+            )
         }
         _ => "healthz: no 200 within 5 s".into(),
     }
@@ -315,12 +379,18 @@ async fn healthz_ms(args: &Args) -> String {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    anyhow::ensure!(args.addr.ip().is_loopback() && args.from.is_loopback(), "loopback only");
+    anyhow::ensure!(
+        args.addr.ip().is_loopback() && args.from.is_loopback(),
+        "loopback only"
+    );
     let chosen: Vec<&str> = match &args.only {
         Some(list) => list.split(',').collect(),
         None => ATTACKS.to_vec(),
     };
-    println!("no attack: {}", tokio::task::block_in_place(|| legit(&args).join()).unwrap_or_default());
+    println!(
+        "no attack: {}",
+        tokio::task::block_in_place(|| legit(&args).join()).unwrap_or_default()
+    );
     for name in chosen {
         let tally = Tally::default();
         let measured = legit(&args);
@@ -332,7 +402,10 @@ async fn main() -> anyhow::Result<()> {
         };
         let ((), health) = tokio::join!(attack(name, &args, &tally), probe);
         let legit = tokio::task::block_in_place(|| measured.join()).unwrap_or_default();
-        println!("{name}: {legit}\n    attacker: {}  |  mid-attack {health}", tally.line());
+        println!(
+            "{name}: {legit}\n    attacker: {}  |  mid-attack {health}",
+            tally.line()
+        );
         // Let the server sweep what the attack left before the next one.
         tokio::time::sleep(Duration::from_secs(2)).await;
     }

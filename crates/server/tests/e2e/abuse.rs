@@ -112,13 +112,25 @@ async fn a_room_flood_is_rate_limited_per_client_and_forwarded_for_only_counts_b
     config.limits.rest_write_per_minute = 1;
     let addr = start(config).await;
     let statuses: Vec<u16> = futures_util::future::join_all((0..5).map(|i| async move {
-        create_as(addr, &format!("198.51.100.{i}"), json!({"game": "chaturaji"}))
-            .await
-            .0
+        create_as(
+            addr,
+            &format!("198.51.100.{i}"),
+            json!({"game": "chaturaji"}),
+        )
+        .await
+        .0
     }))
     .await;
-    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 3, "{statuses:?}");
-    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 2, "{statuses:?}");
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        3,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 429).count(),
+        2,
+        "{statuses:?}"
+    );
 }
 
 #[tokio::test]
@@ -159,21 +171,33 @@ async fn the_global_room_cap_holds_when_many_clients_create_at_once() {
     let addr = start(config).await;
     // 8 clients, 3 rooms each, all at once.
     let statuses: Vec<u16> = futures_util::future::join_all((0..24).map(|i| async move {
-        create_as(addr, &format!("198.51.100.{}", i % 8), json!({"game": "chaturaji"}))
-            .await
-            .0
+        create_as(
+            addr,
+            &format!("198.51.100.{}", i % 8),
+            json!({"game": "chaturaji"}),
+        )
+        .await
+        .0
     }))
     .await;
-    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 5, "{statuses:?}");
-    assert!(statuses.iter().all(|s| *s == 200 || *s == 503), "{statuses:?}");
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        5,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 503),
+        "{statuses:?}"
+    );
     let (_, health) = http(addr, "GET", "/healthz", None, None).await;
     assert_eq!(health["rooms"], 5);
 }
 
 #[tokio::test]
 async fn a_huge_body_is_refused_unread_and_error_details_are_capped() {
-    let options: serde_json::Map<String, Value> =
-        (0..2000).map(|i| (format!("unknown_{i}"), json!(1))).collect();
+    let options: serde_json::Map<String, Value> = (0..2000)
+        .map(|i| (format!("unknown_{i}"), json!(1)))
+        .collect();
     let huge = json!({"game": "chaturaji", "options": options}).to_string();
     assert!(huge.len() > 16 * 1024);
     let addr = start(test_config()).await;
@@ -193,7 +217,10 @@ async fn a_huge_body_is_refused_unread_and_error_details_are_capped() {
     assert_eq!(v["error"]["code"], "bad_options");
     assert_eq!(v["error"]["details"].as_array().unwrap().len(), 20);
     let message = v["error"]["message"].as_str().unwrap();
-    assert!(message.contains("2000") && message.contains("1980 more"), "{message}");
+    assert!(
+        message.contains("2000") && message.contains("1980 more"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -467,7 +494,12 @@ async fn a_ping_burst_ends_in_a_clean_1008() {
     let mut client = Client::connect(addr).await;
     // 150 pings without reading a thing.
     for _ in 0..150 {
-        if client.ws.feed(Message::Ping(Default::default())).await.is_err() {
+        if client
+            .ws
+            .feed(Message::Ping(Default::default()))
+            .await
+            .is_err()
+        {
             break;
         }
     }
@@ -484,7 +516,11 @@ async fn binary_frames_count_against_the_rate_limit_too() {
     let mut client = Client::connect(addr).await;
     // Three pongs (unsolicited, allowed by the protocol) use the budget up: the next frame closes.
     for _ in 0..3 {
-        client.ws.send(Message::Pong(Default::default())).await.unwrap();
+        client
+            .ws
+            .send(Message::Pong(Default::default()))
+            .await
+            .unwrap();
     }
     client.send(json!({"t": "ping", "n": 1})).await;
     let (_, code) = client.drain_until_close().await;
@@ -495,13 +531,16 @@ async fn binary_frames_count_against_the_rate_limit_too() {
 async fn every_metric_is_served_from_the_start() {
     // A process of its own: in this test binary other servers have long recorded everything.
     let dir = tempfile::tempdir().unwrap();
-    let server = crate::process::ServerProc::start(&[(
-        "FOURKINGS_DATABASE__URL",
-        format!("sqlite://{}/fourkings.db", dir.path().display()),
-    ), (
-        "FOURKINGS_DATABASE__SPOOL_PATH",
-        format!("{}/spool.jsonl", dir.path().display()),
-    )]);
+    let server = crate::process::ServerProc::start(&[
+        (
+            "FOURKINGS_DATABASE__URL",
+            format!("sqlite://{}/fourkings.db", dir.path().display()),
+        ),
+        (
+            "FOURKINGS_DATABASE__SPOOL_PATH",
+            format!("{}/spool.jsonl", dir.path().display()),
+        ),
+    ]);
     let (status, body) = http(server.addr, "GET", "/metrics", None, None).await;
     assert_eq!(status, 200);
     let text = body.as_str().unwrap();
@@ -532,7 +571,10 @@ async fn act_first_legal(red: &mut Client, view: &Value, ack: u64) -> (Value, Va
     let mut next_view: Option<Value> = None;
     loop {
         let m = red.next().await.expect("open");
-        if m["t"] == "view" && m["seat"] == "red" && m["legal"].as_array().is_some_and(|l| !l.is_empty()) {
+        if m["t"] == "view"
+            && m["seat"] == "red"
+            && m["legal"].as_array().is_some_and(|l| !l.is_empty())
+        {
             next_view = Some(m);
         } else if (m["t"] == "ack" || m["t"] == "error") && m["ack"] == ack {
             answer = Some(m);
@@ -559,7 +601,11 @@ async fn a_resent_ack_id_below_the_highest_is_never_applied_again() {
     red.join(&room, Some(&token), None).await;
     host(addr, &room, "start", &host_token).await;
     let mut view = red
-        .until(|m| m["t"] == "view" && m["seat"] == "red" && m["legal"].as_array().is_some_and(|l| !l.is_empty()))
+        .until(|m| {
+            m["t"] == "view"
+                && m["seat"] == "red"
+                && m["legal"].as_array().is_some_and(|l| !l.is_empty())
+        })
         .await;
     let mut acked = Vec::new();
     for ack in 1..=3 {
@@ -573,7 +619,8 @@ async fn a_resent_ack_id_below_the_highest_is_never_applied_again() {
     assert_eq!(answer["t"], "error", "{answer}");
     assert_eq!(answer["code"], "stale_ack");
     // Ack 3 is still remembered: re-acked with its version, not applied again.
-    red.send(json!({"t": "act", "ack": 3, "action": view["legal"][0]})).await;
+    red.send(json!({"t": "act", "ack": 3, "action": view["legal"][0]}))
+        .await;
     let again = red.until(|m| m["ack"] == 3).await;
     assert_eq!(again["t"], "ack", "{again}");
     assert_eq!(again["v"].as_u64(), Some(acked[2]));
@@ -586,13 +633,41 @@ async fn a_resent_ack_id_below_the_highest_is_never_applied_again() {
 async fn seat_names_and_player_names_follow_one_rule() {
     let addr = start(test_config()).await;
     let (room, _) = create_room(addr, json!({"game": "chaturaji"})).await;
-    for bad in ["A\u{0}nn", "A\u{1b}[31mnn", "A\u{7}nn", "A\nnn", "A\u{202E}nn", "An\u{200B}n", "\u{FEFF}Ann"] {
-        let (status, v) = post(addr, &format!("/rooms/{room}/join"), None, json!({"name": bad})).await;
-        assert_eq!((status, v["error"]["code"].as_str()), (400, Some("bad_message")), "seat {bad:?}: {v}");
+    for bad in [
+        "A\u{0}nn",
+        "A\u{1b}[31mnn",
+        "A\u{7}nn",
+        "A\nnn",
+        "A\u{202E}nn",
+        "An\u{200B}n",
+        "\u{FEFF}Ann",
+    ] {
+        let (status, v) = post(
+            addr,
+            &format!("/rooms/{room}/join"),
+            None,
+            json!({"name": bad}),
+        )
+        .await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (400, Some("bad_message")),
+            "seat {bad:?}: {v}"
+        );
         let (status, v) = post(addr, "/players", None, json!({"display_name": bad})).await;
-        assert_eq!((status, v["error"]["code"].as_str()), (400, Some("bad_message")), "player {bad:?}: {v}");
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (400, Some("bad_message")),
+            "player {bad:?}: {v}"
+        );
     }
-    let (status, v) = post(addr, &format!("/rooms/{room}/join"), None, json!({"name": " Zoë "})).await;
+    let (status, v) = post(
+        addr,
+        &format!("/rooms/{room}/join"),
+        None,
+        json!({"name": " Zoë "}),
+    )
+    .await;
     assert_eq!(status, 200, "{v}");
     let (status, v) = post(addr, "/players", None, json!({"display_name": " Zoë "})).await;
     assert_eq!(status, 200, "{v}");
@@ -610,7 +685,10 @@ async fn a_lobby_nobody_joined_expires_before_the_idle_time_of_a_game() {
     assert_eq!(status, 200, "{v}");
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (status, body) = http(addr, "GET", &format!("/rooms/{lobby}"), None, None).await;
-    assert_eq!((status, &body["error"]["code"]), (404, &json!("unknown_room")));
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (404, &json!("unknown_room"))
+    );
     // A game nobody watches keeps `rooms.idle_close_ms` (an hour by default).
     let (status, _) = http(addr, "GET", &format!("/rooms/{game}"), None, None).await;
     assert_eq!(status, 200);
@@ -630,8 +708,11 @@ async fn a_seat_reconnecting_in_a_loop_is_refused_past_its_rate() {
         seat.join(&room, Some(&token), None).await;
     }
     let mut seat = Client::connect(addr).await;
-    seat.send(json!({"t": "join", "room": room, "token": token})).await;
-    let refused = seat.until(|m| m["t"] == "welcome" || m["t"] == "error").await;
+    seat.send(json!({"t": "join", "room": room, "token": token}))
+        .await;
+    let refused = seat
+        .until(|m| m["t"] == "welcome" || m["t"] == "error")
+        .await;
     assert_eq!(refused["code"], "rate_limited", "{refused}");
     assert!(metric(addr, series).await >= before + 1.0);
     // A spectator is not a seat: it still joins.

@@ -2,9 +2,9 @@
 
 // The store's test harness (a fresh SQLite file or PostgreSQL database per test), shared rather than
 // copied.
+mod abuse;
 #[path = "../../../store/tests/common/mod.rs"]
 mod common;
-mod abuse;
 mod connections;
 mod errors;
 mod games;
