@@ -29,6 +29,11 @@ export async function startServer(extraEnv = {}) {
       ...process.env,
       FOURKINGS_SERVER__LISTEN: '127.0.0.1:0',
       FOURKINGS_TIMERS__CPU_DELAY_MS: '30',
+      // Every page of the suite comes from loopback: the per-client limits must not bind here.
+      FOURKINGS_LIMITS__REST_WRITE_BURST: '10000',
+      FOURKINGS_LIMITS__REST_READ_BURST: '10000',
+      FOURKINGS_LIMITS__MAX_OPEN_LOBBIES_PER_CLIENT: '10000',
+      FOURKINGS_LIMITS__MAX_CONNECTIONS_PER_IP: '10000',
       RUST_LOG: process.env.RUST_LOG || 'warn',
       ...extraEnv,
     },

@@ -6,6 +6,7 @@
 //! values produced by the rules crate's own serde types, so this crate knows no rules.
 #![forbid(unsafe_code)]
 
+pub mod name;
 mod rest;
 mod ws;
 
@@ -141,6 +142,21 @@ pub enum ErrorCode {
     Redirect,
     /// A rated room: this player identity already holds one of its seats (one identity, one seat).
     AlreadySeated,
+    /// This client (its IP address, or its `X-Forwarded-For` behind a trusted proxy) sent more
+    /// requests of this kind than `limits.rest_*` allow; REST answers 429 with `Retry-After`.
+    RateLimited,
+    /// This client holds as much of something as one client may (open lobbies, connections); REST
+    /// answers 429. Close some first.
+    ClientLimit,
+    /// The request body is larger than `limits.max_body_bytes`; 413.
+    BodyTooLarge,
+    /// The request was not complete within `server.request_timeout_ms`; 408.
+    RequestTimeout,
+    /// The path answers only other methods (static files: GET and HEAD); 405.
+    MethodNotAllowed,
+    /// An `act`/`resign` whose ack id is not above the highest this connection has used: it is never
+    /// applied. Ack ids must increase per connection (a resend of an id still remembered is re-acked).
+    StaleAck,
 }
 
 impl ErrorCode {
@@ -170,6 +186,12 @@ impl ErrorCode {
             ErrorCode::BadRecord => "bad_record",
             ErrorCode::Redirect => "redirect",
             ErrorCode::AlreadySeated => "already_seated",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::ClientLimit => "client_limit",
+            ErrorCode::BodyTooLarge => "body_too_large",
+            ErrorCode::RequestTimeout => "request_timeout",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::StaleAck => "stale_ack",
         }
     }
 }

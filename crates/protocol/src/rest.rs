@@ -158,10 +158,13 @@ pub struct RoomInfo {
     pub v: u64,
 }
 
-/// `GET /rooms`: the public rooms.
+/// `GET /rooms`: one page of the public rooms, in id order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RoomList {
     pub rooms: Vec<RoomInfo>,
+    /// More rooms follow: ask again with `after=<next>` (absent on the last page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
 }
 
 /// Every REST error: `{"error":{"code":"bad_options","message":"…","details":[…]}}`.

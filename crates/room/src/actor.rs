@@ -78,6 +78,9 @@ struct Sub {
     conn: u64,
     seat: Option<Seat>,
     tx: mpsc::Sender<Arc<str>>,
+    /// The highest ack id this connection has sent: ids must increase per connection, so a resend
+    /// the seat no longer remembers is refused (`stale_ack`) rather than applied again.
+    highest_ack: Option<u64>,
 }
 
 /// The game being played (or just finished) in the room.

@@ -47,6 +47,11 @@ pub struct RoomConfig {
     /// A room nobody has been connected to for this long closes (its memory is freed and the store
     /// marks it closed: it is not rebuilt after a restart).
     pub idle_close: Duration,
+    /// The same for a room where no game has started (a lobby): a shorter time, so that lobbies
+    /// opened and left (or created in bulk) leave memory soon. The shorter of the two applies.
+    pub lobby_idle: Duration,
+    /// Connections one seat may open per minute; past it a join is refused with `rate_limited`.
+    pub reconnects_per_minute: usize,
 }
 
 impl Default for RoomConfig {
@@ -60,6 +65,8 @@ impl Default for RoomConfig {
             commands: 64,
             acks_kept: 64,
             idle_close: Duration::from_secs(3600),
+            lobby_idle: Duration::from_secs(600),
+            reconnects_per_minute: 30,
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct Human {
     pub cpu_playing: bool,
     /// Recently acknowledged (ack id, event version), so a resent ack id is re-acked, not re-applied.
     pub acks: VecDeque<(u64, u64)>,
+    /// When the seat's connections of the last minute came (the reconnect rate limit).
+    pub recent_connects: VecDeque<Instant>,
 }
 
 impl Human {
@@ -49,7 +51,26 @@ impl Human {
             away_since: Some(Instant::now()),
             cpu_playing: false,
             acks: VecDeque::new(),
+            recent_connects: VecDeque::new(),
         }
+    }
+
+    /// Counts a connection of this seat, unless it already came `per_minute` times in the last
+    /// minute: a seat holder reconnecting in a loop would announce itself to everyone each time.
+    pub fn admit_connect(&mut self, per_minute: usize, now: Instant) -> bool {
+        let minute = std::time::Duration::from_secs(60);
+        while self
+            .recent_connects
+            .front()
+            .is_some_and(|at| *at + minute <= now)
+        {
+            self.recent_connects.pop_front();
+        }
+        if self.recent_connects.len() >= per_minute.max(1) {
+            return false;
+        }
+        self.recent_connects.push_back(now);
+        true
     }
 
     pub fn acked(&self, ack: u64) -> Option<u64> {

@@ -1,11 +1,12 @@
 //! The axum application: shared state, the router, and binding.
 
-use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::middleware::{from_fn, from_fn_with_state, map_response};
 use axum::routing::{get, post, put};
 use tokio::net::TcpListener;
 
@@ -16,11 +17,16 @@ use store::{LogWriter, Store};
 
 use crate::cluster::ClusterNode;
 use crate::config::Config;
+use crate::listen::Gate;
 use crate::persist::{Appender, StoreLog};
 use crate::registry::Registry;
 use crate::shutdown::{DrainHooks, ShutdownTrigger, Stopping};
 use crate::telemetry::Connections;
-use crate::{cluster, fdlimit, logging, openapi, persist, records, rest, shutdown, telemetry, ws};
+use crate::throttle::RestLimits;
+use crate::{
+    client, cluster, fdlimit, listen, logging, openapi, persist, records, rest, shutdown,
+    telemetry, throttle, web, ws,
+};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -43,6 +49,8 @@ pub struct AppState {
     pub log: Arc<dyn ActionLog>,
     /// Cluster mode: this node's lease, the rooms it holds, its fenced writer.
     pub cluster: Option<Arc<ClusterNode>>,
+    /// Per-client REST rate limits.
+    pub rest_limits: Arc<RestLimits>,
 }
 
 /// Every route of the server.
@@ -68,7 +76,18 @@ pub fn router(state: AppState) -> Router {
         .route("/games/{id}/pgn4", get(records::pgn4))
         .route("/ws", get(ws::upgrade))
         .fallback(crate::web::serve)
-        .layer(axum::middleware::from_fn(logging::request_span))
+        // Outermost last: the span, the security headers, the probe reserve, who the client is,
+        // its rate limits, the request deadline, the body limit.
+        .layer(DefaultBodyLimit::max(state.config.limits.max_body_bytes))
+        .layer(from_fn_with_state(
+            Duration::from_millis(state.config.server.request_timeout_ms),
+            listen::request_deadline,
+        ))
+        .layer(from_fn_with_state(state.clone(), throttle::limit))
+        .layer(from_fn_with_state(state.clone(), client::identify))
+        .layer(from_fn(listen::probes_only))
+        .layer(map_response(web::security_headers))
+        .layer(from_fn(logging::request_span))
         .with_state(state)
 }
 
@@ -80,6 +99,8 @@ pub struct Application {
     public_url: String,
     router: Router,
     connections: Arc<Connections>,
+    gate: Arc<Gate>,
+    header_timeout: Duration,
     trigger: ShutdownTrigger,
     stopping: Stopping,
     shutdown_timeout: Duration,
@@ -139,10 +160,22 @@ impl Application {
         // Install the metrics recorder before anything records (the bot pool does).
         telemetry::handle();
         let bot = BotPool::new(config.bot_config());
-        let ceiling =
-            fdlimit::connection_ceiling(config.limits.max_connections, fdlimit::open_files());
+        let limits = &config.limits;
+        let ceiling = fdlimit::connection_ceiling(
+            limits.max_connections,
+            fdlimit::open_files(),
+            limits.probe_reserve,
+        );
         tracing::info!(max_connections = ceiling, "connection ceiling");
         let connections = Arc::new(Connections::with_ceiling(ceiling));
+        let gate = Arc::new(Gate::new(
+            ceiling,
+            limits.probe_reserve,
+            limits.max_connections_per_ip,
+            config.server.trusted_proxies.clone(),
+        ));
+        let header_timeout = Duration::from_millis(config.server.header_timeout_ms);
+        let rest_limits = Arc::new(RestLimits::new(limits));
         let (trigger, stopping) = shutdown::channel();
         let shutdown_timeout = Duration::from_millis(config.server.shutdown_timeout_ms);
         let mut drain_hooks = DrainHooks::default();
@@ -179,7 +212,9 @@ impl Application {
             writer,
             log,
             cluster: node.clone(),
+            rest_limits: rest_limits.clone(),
         };
+        tokio::spawn(throttle::forget_idle_clients(rest_limits, stopping.clone()));
         match node {
             Some(node) => {
                 // Rooms are not rebuilt at start: another node may be serving them. They are claimed
@@ -217,6 +252,8 @@ impl Application {
             public_url,
             router: router(state),
             connections,
+            gate,
+            header_timeout,
             trigger,
             stopping,
             shutdown_timeout,
@@ -253,19 +290,20 @@ impl Application {
             trigger.trigger();
         });
         let mut stopping = self.stopping.clone();
-        let mut serving = tokio::spawn({
-            let mut stopping = self.stopping.clone();
-            axum::serve(self.listener, self.router)
-                .with_graceful_shutdown(async move { stopping.wait().await })
-                .into_future()
-        });
+        let mut serving = tokio::spawn(listen::serve(
+            self.listener,
+            self.router,
+            self.gate,
+            self.header_timeout,
+            self.stopping.clone(),
+        ));
         tokio::select! {
             // Biased: the trigger also ends `serving` at once; the shutdown below must still run.
             biased;
             () = stopping.wait() => {}
             result = &mut serving => {
                 signals.abort();
-                return result.map_err(std::io::Error::other)?;
+                return result.map_err(std::io::Error::other);
             }
         }
         signals.abort();

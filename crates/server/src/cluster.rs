@@ -330,7 +330,7 @@ impl ClusterNode {
     /// Stops every room (their connections close with 1012) and forgets every fence.
     async fn drop_all_rooms(&self, registry: &Registry) {
         self.held.lock().expect("held lock").clear();
-        for handle in registry.all() {
+        for (_, handle) in registry.all() {
             handle.stop().await;
         }
     }

@@ -83,6 +83,10 @@ pub struct ServerSection {
     pub public_url: String,
     pub allowed_origins: Vec<String>,
     pub max_rooms: usize,
+    /// Proxies whose `X-Forwarded-For` is believed (exact addresses).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+    pub header_timeout_ms: u64,
+    pub request_timeout_ms: u64,
     /// On SIGTERM/SIGINT: how long closing connections and flushing may take before the process
     /// exits anyway.
     pub shutdown_timeout_ms: u64,
@@ -95,8 +99,19 @@ pub struct LimitsSection {
     pub rate_messages: u32,
     pub rate_period_ms: u64,
     pub outbox_frames: usize,
-    /// WebSockets held at most; 0 = the open-file limit minus `fdlimit::RESERVE`.
+    /// Connections held at most; 0 = the open-file limit minus `fdlimit::RESERVE` and `probe_reserve`.
     pub max_connections: u32,
+    pub max_body_bytes: usize,
+    pub max_error_details: usize,
+    pub rest_write_per_minute: u32,
+    pub rest_write_burst: u32,
+    pub rest_read_per_minute: u32,
+    pub rest_read_burst: u32,
+    pub max_open_lobbies_per_client: usize,
+    pub rooms_page_default: usize,
+    pub rooms_page_max: usize,
+    pub max_connections_per_ip: usize,
+    pub probe_reserve: usize,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -107,6 +122,7 @@ pub struct TimersSection {
     pub cpu_delay_ms: u64,
     pub ping_interval_ms: u64,
     pub idle_timeout_ms: u64,
+    pub join_timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -115,6 +131,8 @@ pub struct RoomsSection {
     pub history: usize,
     pub acks_kept: usize,
     pub idle_close_ms: u64,
+    pub lobby_idle_ms: u64,
+    pub reconnects_per_minute: usize,
 }
 
 /// CPU players: think-time caps per level, the worker pool, and the levels used by default.
@@ -208,6 +226,8 @@ impl Config {
             commands: 64,
             acks_kept: self.rooms.acks_kept,
             idle_close: Duration::from_millis(self.rooms.idle_close_ms),
+            lobby_idle: Duration::from_millis(self.rooms.lobby_idle_ms),
+            reconnects_per_minute: self.rooms.reconnects_per_minute,
         }
     }
 

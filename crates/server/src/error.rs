@@ -16,6 +16,21 @@ impl ApiError {
         ApiError(RoomError::new(code, message), None)
     }
 
+    /// At most `max` problems in `details`; the message says how many were left out, so a request
+    /// with thousands of bad keys gets a small answer.
+    pub fn capped(mut self, max: usize) -> ApiError {
+        let details = &mut self.0.details;
+        if details.len() > max {
+            let left_out = details.len() - max;
+            details.truncate(max);
+            self.0.message = format!(
+                "{} (the first {max} listed, {left_out} more left out)",
+                self.0.message
+            );
+        }
+        self
+    }
+
     /// 307 to `url` (the same request on the node that serves the room).
     pub fn redirect(message: impl Into<String>, url: String) -> ApiError {
         ApiError(RoomError::new(ErrorCode::Redirect, message), Some(url))
@@ -37,9 +52,13 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         WrongGame => StatusCode::UNPROCESSABLE_ENTITY,
         BadRecord => StatusCode::INTERNAL_SERVER_ERROR,
         RoomFull | SeatTaken | GameRunning | GameOver | NoGame | NotYourTurn | IllegalAction
-        | NotJoined | Spectator | AlreadySeated => StatusCode::CONFLICT,
+        | NotJoined | Spectator | AlreadySeated | StaleAck => StatusCode::CONFLICT,
         TooManyRooms | TooManyConnections | Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Redirect => StatusCode::TEMPORARY_REDIRECT,
+        RateLimited | ClientLimit => StatusCode::TOO_MANY_REQUESTS,
+        BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+        MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
     }
 }
 

@@ -44,13 +44,19 @@ pub fn open_files() -> Option<u64> {
 }
 
 /// The connection ceiling: `configured` when set (non-zero), else the open-file limit minus the
-/// reserve (at least 1); no ceiling when neither is known.
-pub fn connection_ceiling(configured: u32, open_files: Option<u64>) -> usize {
+/// reserve and the probe reserve (the connections past the ceiling that only the probes may use),
+/// at least 1; no ceiling when neither is known.
+pub fn connection_ceiling(configured: u32, open_files: Option<u64>, probe_reserve: usize) -> usize {
     if configured > 0 {
         return configured as usize;
     }
     match open_files {
-        Some(n) => usize::try_from(n.saturating_sub(RESERVE).max(1)).unwrap_or(usize::MAX),
+        Some(n) => usize::try_from(
+            n.saturating_sub(RESERVE)
+                .saturating_sub(probe_reserve as u64)
+                .max(1),
+        )
+        .unwrap_or(usize::MAX),
         None => usize::MAX,
     }
 }
@@ -61,15 +67,16 @@ mod tests {
 
     #[test]
     fn a_configured_ceiling_wins_over_the_file_limit() {
-        assert_eq!(connection_ceiling(100, Some(20_000)), 100);
+        assert_eq!(connection_ceiling(100, Some(20_000), 16), 100);
     }
 
     #[test]
     fn the_automatic_ceiling_keeps_a_reserve_below_the_file_limit() {
-        assert_eq!(connection_ceiling(0, Some(20_000)), 19_936);
-        assert_eq!(connection_ceiling(0, Some(100)), 36);
-        assert_eq!(connection_ceiling(0, Some(50)), 1);
-        assert_eq!(connection_ceiling(0, None), usize::MAX);
+        assert_eq!(connection_ceiling(0, Some(20_000), 0), 19_936);
+        assert_eq!(connection_ceiling(0, Some(20_000), 16), 19_920);
+        assert_eq!(connection_ceiling(0, Some(100), 16), 20);
+        assert_eq!(connection_ceiling(0, Some(50), 16), 1);
+        assert_eq!(connection_ceiling(0, None, 16), usize::MAX);
     }
 
     #[test]

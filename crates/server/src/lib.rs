@@ -4,10 +4,12 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+mod client;
 mod cluster;
 pub mod config;
 mod error;
 pub mod fdlimit;
+mod listen;
 pub mod logging;
 pub mod mask;
 mod openapi;
@@ -18,6 +20,7 @@ mod registry;
 mod rest;
 pub mod shutdown;
 pub mod telemetry;
+mod throttle;
 mod validate;
 pub mod web;
 mod ws;

@@ -2,7 +2,9 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{OriginalUri, Path, Query, State};
+use std::net::IpAddr;
+
+use axum::extract::{Extension, OriginalUri, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use protocol::{
     ChangeSettings, CreatePlayer, CreateRoom, CreatedPlayer, CreatedRoom, ErrorCode, GameKind,
@@ -13,13 +15,20 @@ use room::{RoomError, RoomHandle, RoomSettings};
 use store::StoreError;
 
 use crate::app::AppState;
+use crate::client::ClientIp;
 use crate::cluster::{self, Located};
 use crate::error::ApiError;
+use crate::registry::Slot;
+use crate::telemetry::CLIENT_LIMITED;
 
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
 fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
     body.map(|Json(b)| b).map_err(|e| match e {
+        // Past `limits.max_body_bytes` (the router's body limit): nothing more is read.
+        e if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            ApiError::new(ErrorCode::BodyTooLarge, "the request body is too large")
+        }
         JsonRejection::JsonSyntaxError(_) | JsonRejection::MissingJsonContentType(_) => {
             ApiError::new(ErrorCode::BadJson, e.body_text())
         }
@@ -141,9 +150,16 @@ pub async fn create_player(
     req: Result<Json<CreatePlayer>, JsonRejection>,
 ) -> ApiResult<CreatedPlayer> {
     let req = body(req)?;
+    // The one rule for every display name (seat names too), before the store's own bounds.
+    let name = protocol::name::display_name(&req.display_name).map_err(|why| {
+        ApiError::new(
+            ErrorCode::BadMessage,
+            format!("invalid display name: {why}"),
+        )
+    })?;
     let new = state
         .store
-        .create_player(&req.display_name)
+        .create_player(&name)
         .await
         .map_err(store_error)?;
     Ok(Json(CreatedPlayer {
@@ -158,15 +174,18 @@ pub async fn create_player(
     responses((status = 200, body = CreatedRoom), (status = 400, body = protocol::ApiError)))]
 pub async fn create_room(
     State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     req: Result<Json<CreateRoom>, JsonRejection>,
 ) -> ApiResult<CreatedRoom> {
     let req = body(req)?;
+    let max_details = state.config.limits.max_error_details;
     let options = TableGame::normalize_options(req.game, &req.options).map_err(|details| {
         ApiError::from(RoomError {
             code: ErrorCode::BadOptions,
             message: format!("{} problem(s) with the house rules", details.len()),
             details,
         })
+        .capped(max_details)
     })?;
     let settings = RoomSettings {
         game: req.game,
@@ -175,12 +194,7 @@ pub async fn create_room(
         rated: req.rated,
         public: req.public,
     };
-    if state.registry.len() >= state.config.server.max_rooms {
-        return Err(ApiError::new(
-            ErrorCode::TooManyRooms,
-            "the server holds too many rooms",
-        ));
-    }
+    let slot = take_slot(&state, client).await?;
     let host_token = room::new_token();
     let id = state.registry.fresh_id();
     // The room row first (the log refers to it), then the room's first log record.
@@ -221,7 +235,7 @@ pub async fn create_room(
     )
     .await;
     match (created, claimed) {
-        (Ok(handle), None) => state.registry.insert(id.clone(), handle),
+        (Ok(handle), None) => slot.fill(id.clone(), handle),
         // Cluster mode: the room's first record is written; the room is handed back so that the
         // first request for it claims it wherever it lands. Behind a balancer that hashes on the
         // room id that is the node all its later requests go to, so they need no redirect.
@@ -242,25 +256,94 @@ pub async fn create_room(
     }))
 }
 
-/// Which rooms `GET /rooms` lists.
+/// A place for `client`'s new room: under the global cap (`server.max_rooms`, 503 `too_many_rooms`)
+/// and under its own cap of open lobbies (`limits.max_open_lobbies_per_client`, 429 `client_limit`).
+async fn take_slot(state: &AppState, client: IpAddr) -> Result<Slot<'_>, ApiError> {
+    let _one_at_a_time = state.registry.creating.lock().await;
+    let (theirs, pending) = state.registry.created_by(client);
+    let phases = futures_util::future::join_all(
+        theirs
+            .iter()
+            .map(|room| tokio::time::timeout(std::time::Duration::from_millis(500), room.info())),
+    )
+    .await;
+    // A room too busy to answer counts as a lobby: the cap errs on the side of holding.
+    let lobbies = pending
+        + phases
+            .into_iter()
+            .filter(|p| !matches!(p, Ok(Ok(info)) if info.phase != protocol::Phase::Lobby))
+            .count();
+    let max = state.config.limits.max_open_lobbies_per_client;
+    if lobbies >= max {
+        metrics::counter!(CLIENT_LIMITED, "what" => "lobbies").increment(1);
+        return Err(ApiError::new(
+            ErrorCode::ClientLimit,
+            format!(
+                "this client holds {lobbies} open lobbies, the most one client may (start a game in one, or let them expire)"
+            ),
+        ));
+    }
+    state
+        .registry
+        .reserve(state.config.server.max_rooms, client)
+        .ok_or_else(|| ApiError::new(ErrorCode::TooManyRooms, "the server holds too many rooms"))
+}
+
+/// Which rooms `GET /rooms` lists: one page of them, in id order.
 #[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
 pub struct ListScope {
     /// `node`: only the rooms served by the node asked (what nodes of a cluster ask each other).
     /// By default a cluster node lists the rooms of every live node.
     pub scope: Option<String>,
+    /// Rooms per page: `limits.rooms_page_default` when absent, at most `limits.rooms_page_max`.
+    pub limit: Option<usize>,
+    /// The cursor: the `next` of the previous page (rooms with a greater id follow).
+    pub after: Option<String>,
 }
 
 /// How long a cluster node waits for each other node's rooms before listing without them.
 const PEER_LIST_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// The public rooms (invite-only rooms are never listed); in cluster mode those of every live node.
-#[utoipa::path(get, path = "/rooms", params(ListScope), responses((status = 200, body = RoomList)))]
+/// One page at a time: `next` is the cursor of the following page.
+#[utoipa::path(get, path = "/rooms", params(ListScope),
+    responses((status = 200, body = RoomList), (status = 400, body = protocol::ApiError),
+              (status = 429, body = protocol::ApiError)))]
 pub async fn list_rooms(
     State(state): State<AppState>,
-    Query(scope): Query<ListScope>,
-) -> Json<RoomList> {
+    Query(query): Query<ListScope>,
+) -> ApiResult<RoomList> {
+    let limits = &state.config.limits;
+    let limit = query.limit.unwrap_or(limits.rooms_page_default);
+    if limit == 0 || limit > limits.rooms_page_max {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("`limit` must be 1 to {}", limits.rooms_page_max),
+        ));
+    }
+    let after = query.after.unwrap_or_default();
+    // Room ids are URL-safe tokens; anything else is no cursor this server gave out.
+    if !after
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "`after` is not a room id: pass the `next` of the previous page",
+        ));
+    }
+    // One more than a page, to know whether another follows.
     let mut rooms = Vec::new();
-    for handle in state.registry.all() {
+    let mut more = false;
+    for (_, handle) in state
+        .registry
+        .all()
+        .into_iter()
+        .filter(|(id, _)| *id > after)
+    {
+        if rooms.len() > limit {
+            break;
+        }
         if let Ok(info) = handle.info().await {
             if info.public {
                 rooms.push(info);
@@ -270,22 +353,26 @@ pub async fn list_rooms(
     if let Some(node) = state
         .cluster
         .as_ref()
-        .filter(|_| scope.scope.as_deref() != Some("node"))
+        .filter(|_| query.scope.as_deref() != Some("node"))
     {
         match node.peers().await {
             Ok(peers) => {
-                let asked = peers.iter().map(|url| async move {
-                    let answer = crate::peers::get_json::<RoomList>(
-                        url,
-                        "/rooms?scope=node",
-                        PEER_LIST_TIMEOUT,
-                    )
-                    .await;
-                    (url, answer)
+                let path = format!("/rooms?scope=node&limit={limit}&after={after}");
+                let asked = peers.iter().map(|url| {
+                    let path = &path;
+                    async move {
+                        let answer =
+                            crate::peers::get_json::<RoomList>(url, path, PEER_LIST_TIMEOUT).await;
+                        (url, answer)
+                    }
                 });
                 for (url, answer) in futures_util::future::join_all(asked).await {
                     match answer {
-                        Ok(list) => rooms.extend(list.rooms),
+                        Ok(list) => {
+                            // A peer with more than a page: the merged list has more too.
+                            more |= list.next.is_some();
+                            rooms.extend(list.rooms);
+                        }
                         Err(e) => {
                             tracing::warn!(peer = %url, error = %e, "cluster: a node's rooms are left out of the list")
                         }
@@ -298,7 +385,10 @@ pub async fn list_rooms(
     rooms.sort_by(|a, b| a.id.cmp(&b.id));
     // A room changing hands can be answered by two nodes for a moment.
     rooms.dedup_by(|a, b| a.id == b.id);
-    Json(RoomList { rooms })
+    more |= rooms.len() > limit;
+    rooms.truncate(limit);
+    let next = rooms.last().filter(|_| more).map(|r| r.id.clone());
+    Ok(Json(RoomList { rooms, next }))
 }
 
 #[utoipa::path(get, path = "/rooms/{id}", params(("id" = String, Path)),
@@ -326,7 +416,12 @@ pub async fn change_settings(
     let handle = room(&state, &id, &uri).await?;
     let host = host_token(&headers)?;
     let req = body(req)?;
-    Ok(Json(handle.change_settings(host, req).await?))
+    let max_details = state.config.limits.max_error_details;
+    let info = handle
+        .change_settings(host, req)
+        .await
+        .map_err(|e| ApiError::from(e).capped(max_details))?;
+    Ok(Json(info))
 }
 
 /// Take the first free seat with a display name; the answer carries the secret seat token. With

@@ -32,6 +32,11 @@ pub const STORE_QUEUE: &str = "fourkings_store_queue_depth";
 pub const ERRORS: &str = "fourkings_errors_total";
 pub const CLOSES: &str = "fourkings_ws_closes_total";
 pub const RATE_LIMIT_CLOSES: &str = "fourkings_rate_limit_closes_total";
+pub const TCP_CONNECTIONS: &str = "fourkings_tcp_connections";
+pub const REFUSED_CONNECTIONS: &str = "fourkings_refused_connections_total";
+pub const HTTP_TIMEOUTS: &str = "fourkings_http_timeouts_total";
+pub const RATE_LIMITED: &str = "fourkings_rate_limited_total";
+pub const CLIENT_LIMITED: &str = "fourkings_client_limited_total";
 pub const CLUSTER_FENCED: &str = "fourkings_cluster_fenced_appends_total";
 pub const CLUSTER_CLAIMS: &str = "fourkings_cluster_claims_total";
 pub const CLUSTER_REDIRECTS: &str = "fourkings_cluster_redirects_total";
@@ -57,6 +62,7 @@ pub fn handle() -> &'static PrometheusHandle {
             tracing::warn!("a metrics recorder was already installed; /metrics will be empty");
         }
         describe();
+        zero();
         // Histograms buffer samples until upkeep folds them in; a thread, not a task, because tests
         // start servers on many short-lived runtimes.
         let upkeep = handle.clone();
@@ -112,6 +118,26 @@ fn describe() {
         RATE_LIMIT_CLOSES,
         "WebSocket connections closed for exceeding the rate limit."
     );
+    describe_gauge!(
+        TCP_CONNECTIONS,
+        "Open TCP connections (HTTP and WebSocket), probe reserve included."
+    );
+    describe_counter!(
+        REFUSED_CONNECTIONS,
+        "TCP connections refused at accept, by reason: client_limit (limits.max_connections_per_ip), full (past the ceiling and the probe reserve), accept_error (e.g. out of descriptors)."
+    );
+    describe_counter!(
+        HTTP_TIMEOUTS,
+        "HTTP connections or requests ended by a timeout: header (server.header_timeout_ms), request (server.request_timeout_ms)."
+    );
+    describe_counter!(
+        RATE_LIMITED,
+        "REST requests refused with 429 rate_limited, by bucket (write, read)."
+    );
+    describe_counter!(
+        CLIENT_LIMITED,
+        "Requests refused because the client holds as much as one client may: lobbies (limits.max_open_lobbies_per_client), connections (a WebSocket past the per-IP cap), reconnects (a seat reconnecting too often)."
+    );
     describe_counter!(
         CLUSTER_FENCED,
         "Cluster mode: log entries the database refused because this node no longer owns the room (another node claimed it, or this node's lease ran out)."
@@ -128,6 +154,69 @@ fn describe() {
         CLUSTER_LEASE_LOST,
         "Cluster mode: times this node found its lease expired and started again as a new incarnation."
     );
+}
+
+/// WebSocket close reasons (`CLOSES`' label), as `ws` names them.
+pub const CLOSE_REASONS: [&str; 9] = [
+    "rate_limit",
+    "too_big",
+    "binary",
+    "too_slow",
+    "idle",
+    "join_deadline",
+    "restart",
+    "redirect",
+    "other",
+];
+
+/// Every metric with its labels, at 0 from the start: a scrape (and an alert on a rate) sees each
+/// series before its first event, not only after it.
+fn zero() {
+    gauge!(CONNECTIONS).set(0.0);
+    gauge!(TCP_CONNECTIONS).set(0.0);
+    gauge!(STORE_QUEUE).set(0.0);
+    for phase in ["lobby", "playing", "finished"] {
+        gauge!(ROOMS, "state" => phase).set(0.0);
+    }
+    for occupant in ["human", "away", "cpu", "empty"] {
+        gauge!(SEATS, "occupant" => occupant).set(0.0);
+    }
+    for name in [
+        ACTIONS,
+        RATE_LIMIT_CLOSES,
+        CLUSTER_FENCED,
+        CLUSTER_CLAIMS,
+        CLUSTER_REDIRECTS,
+        CLUSTER_LEASE_LOST,
+    ] {
+        counter!(name).absolute(0);
+    }
+    for reason in CLOSE_REASONS {
+        counter!(CLOSES, "reason" => reason).absolute(0);
+    }
+    for reason in ["client_limit", "full", "accept_error"] {
+        counter!(REFUSED_CONNECTIONS, "reason" => reason).absolute(0);
+    }
+    for kind in ["header", "request"] {
+        counter!(HTTP_TIMEOUTS, "kind" => kind).absolute(0);
+    }
+    for kind in crate::throttle::Kind::ALL {
+        counter!(RATE_LIMITED, "kind" => kind.label()).absolute(0);
+    }
+    for what in ["lobbies", "connections", "reconnects"] {
+        counter!(CLIENT_LIMITED, "what" => what).absolute(0);
+    }
+    for code in [
+        ErrorCode::RateLimited,
+        ErrorCode::ClientLimit,
+        ErrorCode::BodyTooLarge,
+        ErrorCode::RequestTimeout,
+        ErrorCode::TooManyRooms,
+        ErrorCode::TooManyConnections,
+        ErrorCode::StaleAck,
+    ] {
+        counter!(ERRORS, "code" => code.as_str()).absolute(0);
+    }
 }
 
 /// An error sent to a client.
@@ -150,7 +239,7 @@ pub async fn serve(State(state): State<AppState>) -> impl IntoResponse {
 /// Rooms by phase and seats by occupant, asked of every open room.
 async fn sample_rooms(state: &AppState) {
     let rooms = state.registry.all();
-    let infos = futures_util::future::join_all(rooms.iter().map(|room| {
+    let infos = futures_util::future::join_all(rooms.iter().map(|(_, room)| {
         // A room busy for longer than this is left out of this sample rather than delaying it.
         tokio::time::timeout(Duration::from_millis(500), room.info())
     }))

@@ -127,12 +127,42 @@ impl Config {
         positive("limits.rate_messages", u64::from(l.rate_messages));
         positive("limits.rate_period_ms", l.rate_period_ms);
         positive("limits.outbox_frames", l.outbox_frames as u64);
+        positive("limits.max_body_bytes", l.max_body_bytes as u64);
+        positive("limits.max_error_details", l.max_error_details as u64);
+        positive(
+            "limits.rest_write_per_minute",
+            u64::from(l.rest_write_per_minute),
+        );
+        positive("limits.rest_write_burst", u64::from(l.rest_write_burst));
+        positive(
+            "limits.rest_read_per_minute",
+            u64::from(l.rest_read_per_minute),
+        );
+        positive("limits.rest_read_burst", u64::from(l.rest_read_burst));
+        positive(
+            "limits.max_open_lobbies_per_client",
+            l.max_open_lobbies_per_client as u64,
+        );
+        positive("limits.rooms_page_default", l.rooms_page_default as u64);
+        positive("limits.rooms_page_max", l.rooms_page_max as u64);
+        positive(
+            "limits.max_connections_per_ip",
+            l.max_connections_per_ip as u64,
+        );
+        positive("server.header_timeout_ms", s.header_timeout_ms);
+        positive("server.request_timeout_ms", s.request_timeout_ms);
+        positive("timers.join_timeout_ms", t.join_timeout_ms);
         positive("timers.turn_second_ms", t.turn_second_ms);
         positive("timers.ping_interval_ms", t.ping_interval_ms);
         positive("timers.idle_timeout_ms", t.idle_timeout_ms);
         positive("rooms.history", r.history as u64);
         positive("rooms.acks_kept", r.acks_kept as u64);
         positive("rooms.idle_close_ms", r.idle_close_ms);
+        positive("rooms.lobby_idle_ms", r.lobby_idle_ms);
+        positive(
+            "rooms.reconnects_per_minute",
+            r.reconnects_per_minute as u64,
+        );
 
         if s.listen.parse::<SocketAddr>().is_err() {
             problems.push(format!(
@@ -152,6 +182,12 @@ impl Config {
                     "server.allowed_origins: {origin:?} is not an origin like https://games.example.org (scheme, host, optional port, no path)"
                 ));
             }
+        }
+        if l.rooms_page_default > l.rooms_page_max {
+            problems.push(format!(
+                "limits.rooms_page_default ({}) must not exceed limits.rooms_page_max ({})",
+                l.rooms_page_default, l.rooms_page_max
+            ));
         }
         if t.ping_interval_ms > 0 && t.idle_timeout_ms <= t.ping_interval_ms {
             problems.push(format!(

@@ -25,11 +25,18 @@ use crate::app::AppState;
 use crate::cluster::{self, Located};
 use crate::error::ApiError;
 use crate::shutdown::CLOSE_RESTART;
-use crate::telemetry::{self, ACT_LATENCY, ACTIONS, CLOSES, RATE_LIMIT_CLOSES};
+use crate::telemetry::{self, ACT_LATENCY, ACTIONS, CLIENT_LIMITED, CLOSES, RATE_LIMIT_CLOSES};
 
 /// Close codes.
+/// A binary frame: the protocol is JSON text.
+pub const CLOSE_UNSUPPORTED: u16 = 1003;
 pub const CLOSE_POLICY: u16 = 1008;
 pub const CLOSE_TOO_BIG: u16 = 1009;
+/// Not joined to a room within `timers.join_timeout_ms`.
+pub const CLOSE_JOIN_DEADLINE: u16 = 4003;
+/// After sending a close frame, how long the client's frames are still read (and dropped) so that
+/// closing does not reset the connection before the client has read the close.
+const CLOSE_LINGER: Duration = Duration::from_secs(1);
 /// The room dropped this connection because it did not read fast enough: reconnect and resync.
 pub const CLOSE_TOO_SLOW: u16 = 4001;
 /// No frame (not even a pong) within the idle timeout.
@@ -59,13 +66,13 @@ pub async fn upgrade(
         )
         .into_response();
     }
-    // The transport limit is generous; the protocol limit (max_frame_bytes) is checked per frame
-    // below so that the client gets a proper 1009 close instead of a torn connection.
-    let transport_limit = state.config.limits.max_frame_bytes.max(1024) * 16;
+    // The library checks the size on each frame's header, before reading its payload (and on a
+    // fragmented message as it grows); the loop below answers that error with 1009.
+    let limit = state.config.limits.max_frame_bytes;
     // Small buffers: tens of thousands of mostly idle connections must stay cheap (tungstenite's
     // defaults are 128 KiB each way). A zero write buffer writes each frame at once.
-    ws.max_message_size(transport_limit)
-        .max_frame_size(transport_limit)
+    ws.max_message_size(limit)
+        .max_frame_size(limit)
         .read_buffer_size(4096)
         .write_buffer_size(0)
         .on_upgrade(move |socket| {
@@ -101,6 +108,14 @@ fn error(code: ErrorCode, message: impl Into<String>, ack: Option<u64>) -> Messa
         ack,
         details: Vec::new(),
     }))
+}
+
+/// The read failed because a frame (or message) is over `limits.max_frame_bytes`.
+fn too_big(e: &axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error;
+    std::error::Error::source(e)
+        .and_then(|inner| inner.downcast_ref::<Error>())
+        .is_some_and(|e| matches!(e, Error::Capacity(_)))
 }
 
 async fn recv_opt(rx: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<str>> {
@@ -168,30 +183,31 @@ impl Connection {
         let idle = Duration::from_millis(timers.idle_timeout_ms);
         let mut ping = tokio::time::interval(Duration::from_millis(timers.ping_interval_ms.max(1)));
         ping.reset();
+        let join_deadline = tokio::time::sleep(Duration::from_millis(timers.join_timeout_ms));
+        tokio::pin!(join_deadline);
 
         let close = loop {
             tokio::select! {
                 incoming = stream.next() => {
-                    let Some(Ok(msg)) = incoming else { break None };
-                    last_seen = Instant::now();
-                    let data = match msg {
-                        Message::Text(t) => t,
-                        Message::Binary(_) => {
-                            if sink.send(error(ErrorCode::BadJson, "send JSON text frames", None)).await.is_err() {
-                                break None;
-                            }
-                            continue;
-                        }
-                        Message::Close(_) => break None,
-                        // Pings are answered by the library; pongs only prove liveness.
-                        Message::Ping(_) | Message::Pong(_) => continue,
+                    let msg = match incoming {
+                        Some(Ok(msg)) => msg,
+                        Some(Err(e)) if too_big(&e) => break Some((CLOSE_TOO_BIG, "frame too big")),
+                        _ => break None,
                     };
-                    if data.len() > limits.max_frame_bytes {
-                        break Some((CLOSE_TOO_BIG, "frame too big"));
+                    last_seen = Instant::now();
+                    if matches!(msg, Message::Close(_)) {
+                        break None;
                     }
+                    // Every frame counts, pings and binary frames too.
                     if limiter.check().is_err() {
                         break Some((CLOSE_POLICY, "rate limit exceeded"));
                     }
+                    let data = match msg {
+                        Message::Text(t) => t,
+                        Message::Binary(_) => break Some((CLOSE_UNSUPPORTED, "send JSON text frames")),
+                        // Pings are answered by the library; pongs only prove liveness.
+                        Message::Ping(_) | Message::Pong(_) | Message::Close(_) => continue,
+                    };
                     // Boxed: joining awaits the room, and that state would otherwise be part of
                     // every idle connection's task for its whole life.
                     if let Some(reply) = Box::pin(self.on_text(data.as_str(), &mut outbox)).await {
@@ -220,6 +236,9 @@ impl Connection {
                 () = stopping.wait() => {
                     break Some((CLOSE_RESTART, "server restarting: reconnect"));
                 }
+                () = &mut join_deadline, if self.joined.is_none() => {
+                    break Some((CLOSE_JOIN_DEADLINE, "join a room in time"));
+                }
                 _ = ping.tick() => {
                     if last_seen.elapsed() > idle {
                         break Some((CLOSE_IDLE, "idle"));
@@ -234,6 +253,8 @@ impl Connection {
             let why = match code {
                 CLOSE_POLICY => "rate_limit",
                 CLOSE_TOO_BIG => "too_big",
+                CLOSE_UNSUPPORTED => "binary",
+                CLOSE_JOIN_DEADLINE => "join_deadline",
                 CLOSE_TOO_SLOW => "too_slow",
                 CLOSE_IDLE => "idle",
                 CLOSE_RESTART => "restart",
@@ -245,12 +266,27 @@ impl Connection {
                 metrics::counter!(RATE_LIMIT_CLOSES).increment(1);
             }
             tracing::debug!(code, reason, "closing the connection");
-            let _ = sink
-                .send(Message::Close(Some(CloseFrame {
-                    code,
-                    reason: Utf8Bytes::from_static(reason),
-                })))
-                .await;
+            let close = Message::Close(Some(CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(reason),
+            }));
+            let _ = tokio::time::timeout(CLOSE_LINGER, async {
+                if sink.send(close).await.is_ok() {
+                    // Until the client's close (or the end): what it still sends is dropped unread
+                    // by the library, not left in the socket to reset the connection.
+                    loop {
+                        match stream.next().await {
+                            Some(Ok(Message::Close(_))) | None => break,
+                            Some(Ok(_)) => {}
+                            // Past a refused frame the stream cannot be read on (its payload is
+                            // still in the socket): hold the socket open for the rest of the linger
+                            // so that the client reads the close before closing resets it.
+                            Some(Err(_)) => std::future::pending::<()>().await,
+                        }
+                    }
+                }
+            })
+            .await;
         }
         if let Some((handle, connected)) = self.joined.take() {
             handle.disconnect(connected.conn).await;
@@ -315,7 +351,12 @@ impl Connection {
                         *outbox = Some(rx);
                         None
                     }
-                    Err(e) => Some(error(e.code, e.message, None)),
+                    Err(e) => {
+                        if e.code == ErrorCode::RateLimited {
+                            metrics::counter!(CLIENT_LIMITED, "what" => "reconnects").increment(1);
+                        }
+                        Some(error(e.code, e.message, None))
+                    }
                 }
             }
             ClientMsg::Act { ack, action } => self.forward(ack, Some(action)).await,

@@ -91,6 +91,11 @@ impl Node {
             .env("FOURKINGS_DATABASE__URL", &self.env.database_url)
             .env("FOURKINGS_DATABASE__SPOOL_PATH", spool)
             .env("FOURKINGS_CLUSTER__ENABLED", "true")
+            // Every client of the harness comes from loopback: no per-client limit may bind.
+            .env("FOURKINGS_LIMITS__REST_WRITE_BURST", "100000")
+            .env("FOURKINGS_LIMITS__REST_READ_BURST", "100000")
+            .env("FOURKINGS_LIMITS__MAX_OPEN_LOBBIES_PER_CLIENT", "100000")
+            .env("FOURKINGS_LIMITS__MAX_CONNECTIONS_PER_IP", "100000")
             .env("FOURKINGS_CLUSTER__PUBLIC_URL", self.public_url())
             .env(
                 "FOURKINGS_CLUSTER__LEASE_TTL_MS",

@@ -38,13 +38,8 @@ impl Room {
         name: String,
         player_id: Option<String>,
     ) -> Result<Joined, RoomError> {
-        let name = name.trim().to_owned();
-        if name.is_empty() || name.chars().count() > 32 {
-            return Err(RoomError::new(
-                ErrorCode::BadMessage,
-                "a display name has 1 to 32 characters",
-            ));
-        }
+        let name = protocol::name::display_name(&name)
+            .map_err(|why| RoomError::new(ErrorCode::BadMessage, why.to_string()))?;
         // One identity, one seat in a rated room: a player holding several seats could hand
         // themselves the results (resigning the others).
         if self.settings.rated

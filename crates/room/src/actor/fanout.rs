@@ -76,6 +76,13 @@ impl Room {
         // Tell everyone else first, so the welcome below already counts these events.
         if let Some(seat) = seat {
             let human = self.seats[seat.index()].human_mut().expect("found above");
+            if !human.admit_connect(self.config.reconnects_per_minute, Instant::now()) {
+                let _ = reply.send(Err(RoomError::new(
+                    ErrorCode::RateLimited,
+                    "this seat reconnects too often: wait a little before joining again",
+                )));
+                return;
+            }
             human.conns += 1;
             human.away_since = None;
             let first_conn = human.conns == 1;
@@ -118,6 +125,7 @@ impl Room {
             conn,
             seat,
             tx: outbox,
+            highest_ack: None,
         });
         self.empty_since = None;
         let _ = reply.send(Ok(Connected { conn, seat }));

@@ -46,7 +46,7 @@ impl Room {
     ) -> Result<(), RoomError> {
         let sub = self
             .subs
-            .iter()
+            .iter_mut()
             .find(|s| s.conn == conn)
             .ok_or_else(|| RoomError::new(ErrorCode::NotJoined, "join a room first"))?;
         let seat = sub.seat.ok_or_else(|| {
@@ -55,6 +55,10 @@ impl Room {
                 "spectators cannot act: join with a seat token",
             )
         })?;
+        let stale = sub.highest_ack.is_some_and(|highest| ack <= highest);
+        if !stale {
+            sub.highest_ack = Some(ack);
+        }
         if let Some(v) = self.seats[seat.index()]
             .human_mut()
             .and_then(|h| h.acked(ack))
@@ -62,6 +66,14 @@ impl Room {
             // Already applied: acknowledge again, never apply twice.
             self.send_to(conn, frame(&ServerMsg::Ack { ack, v }));
             return Ok(());
+        }
+        if stale {
+            // At or below this connection's highest id and no longer remembered: it may have been
+            // applied, so it never is (again).
+            return Err(RoomError::new(
+                ErrorCode::StaleAck,
+                "ack ids must increase on a connection: this one is not above the highest sent",
+            ));
         }
         let running = self
             .game

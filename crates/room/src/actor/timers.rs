@@ -33,16 +33,24 @@ impl Room {
         }
     }
 
+    /// How long the room may stay without a connection: a lobby (no game started) less long.
+    fn idle_limit(&self) -> std::time::Duration {
+        match self.game {
+            None => self.config.lobby_idle.min(self.config.idle_close),
+            Some(_) => self.config.idle_close,
+        }
+    }
+
     pub(super) fn idle_expired(&self) -> bool {
         self.empty_since
-            .is_some_and(|since| since + self.config.idle_close <= Instant::now())
+            .is_some_and(|since| since + self.idle_limit() <= Instant::now())
     }
 
     pub(super) fn next_wake(&self) -> Option<Instant> {
         let mut wake: Option<Instant> = None;
         let mut consider = |t: Instant| wake = Some(wake.map_or(t, |w| w.min(t)));
         if let Some(since) = self.empty_since {
-            consider(since + self.config.idle_close);
+            consider(since + self.idle_limit());
         }
         if let Some(g) = &self.game {
             if !g.over && !g.timed_out {

@@ -2,6 +2,7 @@
 
 // The store's test harness (a fresh SQLite file or PostgreSQL database per test), shared rather than
 // copied.
+mod abuse;
 #[path = "../../../store/tests/common/mod.rs"]
 mod common;
 mod connections;
@@ -14,6 +15,10 @@ mod positions;
 #[path = "../play/mod.rs"]
 mod play;
 mod ratings;
+// The server binary in its own process (a fresh metrics recorder); only part of it is used here.
+#[allow(dead_code)]
+#[path = "../process/mod.rs"]
+mod process;
 mod records;
 mod rest;
 mod restart;

@@ -24,6 +24,12 @@ pub fn test_config() -> Config {
     // Server pings would keep a stuck test's reads alive; keep them out of the way.
     config.timers.ping_interval_ms = 60_000;
     config.timers.idle_timeout_ms = 180_000;
+    // One test plays many clients from one address: the per-client limits are set high here, and
+    // the tests of the limits (abuse.rs) set them low.
+    config.limits.rest_write_burst = 10_000;
+    config.limits.rest_read_burst = 10_000;
+    config.limits.max_open_lobbies_per_client = 10_000;
+    config.limits.max_connections_per_ip = 10_000;
     // Quick CPU players: the levels keep their algorithms, with tiny budgets.
     config.bots.easy_ms = 2;
     config.bots.medium_ms = 2;

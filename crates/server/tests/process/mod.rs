@@ -23,6 +23,11 @@ impl ServerProc {
             .env("FOURKINGS_TIMERS__PING_INTERVAL_MS", "60000")
             .env("FOURKINGS_TIMERS__IDLE_TIMEOUT_MS", "180000")
             .env("RUST_LOG", "warn")
+            // Tests play many clients from one address.
+            .env("FOURKINGS_LIMITS__REST_WRITE_BURST", "10000")
+            .env("FOURKINGS_LIMITS__REST_READ_BURST", "10000")
+            .env("FOURKINGS_LIMITS__MAX_OPEN_LOBBIES_PER_CLIENT", "10000")
+            .env("FOURKINGS_LIMITS__MAX_CONNECTIONS_PER_IP", "10000")
             .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
