@@ -8,6 +8,7 @@ mod cluster;
 pub mod config;
 mod error;
 pub mod fdlimit;
+pub mod heap;
 pub mod logging;
 pub mod mask;
 mod openapi;

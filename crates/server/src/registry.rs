@@ -3,12 +3,15 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use room::RoomHandle;
 
 #[derive(Debug, Default)]
 pub struct Registry {
     rooms: Mutex<HashMap<String, RoomHandle>>,
+    /// Rooms left after the last sweep of closed ones.
+    swept_at: AtomicUsize,
 }
 
 impl Registry {
@@ -35,7 +38,15 @@ impl Registry {
     }
 
     pub fn insert(&self, id: String, handle: RoomHandle) {
-        self.rooms.lock().expect("registry lock").insert(id, handle);
+        let mut rooms = self.rooms.lock().expect("registry lock");
+        // A closed room's handle still holds its command channel: forget closed rooms now and then
+        // (when the map has doubled since the last sweep), so a server that opens rooms all day
+        // does not keep every closed one's channel. Amortized O(1) per insert.
+        if rooms.len() >= 2 * self.swept_at.load(Ordering::Relaxed).max(64) {
+            rooms.retain(|_, h| h.is_open());
+            self.swept_at.store(rooms.len(), Ordering::Relaxed);
+        }
+        rooms.insert(id, handle);
     }
 
     pub fn all(&self) -> Vec<RoomHandle> {
