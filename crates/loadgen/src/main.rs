@@ -73,6 +73,18 @@ struct Args {
     /// generator scheduled: a burst every period instead of an even rate). For comparison only.
     #[arg(long)]
     aligned: bool,
+    /// Four-player chess: each game of the measured rooms ends after this many plies (the host
+    /// seat asks for a rematch), so a soak plays many games per room.
+    #[arg(long)]
+    move_limit: Option<u32>,
+    /// Every this many seconds of play, print the actions so far, the server's RSS and its heap
+    /// (`/metrics`, jemalloc builds); 0 = never. One process only (`--procs 1`).
+    #[arg(long, default_value_t = 0)]
+    sample_secs: u64,
+    /// After play, wait up to this many seconds for every room to close (start the server with a
+    /// short `FOURKINGS_ROOMS__IDLE_CLOSE_MS`), then compare the heap with its start; 0 = don't.
+    #[arg(long, default_value_t = 0)]
+    close_wait_secs: u64,
     /// Internal: this process is one of `--procs` children; its first room's global index.
     #[arg(long, hide = true)]
     child_offset: Option<usize>,
@@ -123,6 +135,8 @@ impl Report {
 struct Counters {
     connections: AtomicUsize,
     errors: AtomicU64,
+    /// Actions whose `acted` event came back (for the samples during play).
+    acted: AtomicU64,
 }
 
 fn rss_kib(pid: u32) -> Option<u64> {
@@ -238,6 +252,7 @@ async fn seat(
                 if e["e"] == "acted" && e["by"] == "human" && e["seat"] == my_seat.as_str() {
                     if let Some(at) = sent.take() {
                         latencies.push(at.elapsed().as_micros() as u64);
+                        counters.acted.fetch_add(1, Ordering::Relaxed);
                     }
                 }
                 if e["e"] == "game_over" {
@@ -308,7 +323,20 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
     let mut rooms = Vec::new();
     for _ in 0..args.rooms {
         anyhow::ensure!(Instant::now() < setup_until, "setup took too long");
-        rooms.push(open_room(args.addr, &args.game).await?);
+        let room = open_room(args.addr, &args.game).await?;
+        if let Some(limit) = args.move_limit {
+            let mut options = client::room_options(&args.game);
+            options["move_limit"] = json!(limit);
+            http(
+                args.addr,
+                "PUT",
+                &format!("/rooms/{}/settings", room.0),
+                Some(&room.1),
+                &json!({ "options": options }).to_string(),
+            )
+            .await?;
+        }
+        rooms.push(room);
     }
     let counters = Arc::new(Counters::default());
     let stop: Stop = Arc::new(OnceLock::new());
@@ -345,8 +373,55 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
     })
 }
 
+/// The server's heap in KiB (allocated, resident), from its `/metrics` (jemalloc builds).
+async fn heap_kib(addr: SocketAddr) -> Option<(u64, u64)> {
+    let text = client::get_text(addr, "/metrics").await.ok()?;
+    let gauge = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse::<f64>().ok())
+            .map(|b| (b / 1024.0) as u64)
+    };
+    Some((
+        gauge("fourkings_heap_allocated_bytes ")?,
+        gauge("fourkings_heap_resident_bytes ")?,
+    ))
+}
+
+/// Open rooms as `/metrics` counts them (every phase).
+async fn open_rooms(addr: SocketAddr) -> Option<u64> {
+    let text = client::get_text(addr, "/metrics").await.ok()?;
+    Some(
+        text.lines()
+            .filter(|l| l.starts_with("fourkings_rooms{"))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum::<f64>() as u64,
+    )
+}
+
+/// One sample line: seconds of play, actions, the server's RSS and heap.
+async fn sample_line(args: &Args, began: Instant, acted: u64) -> String {
+    let rss = args.server_pid.and_then(rss_kib).unwrap_or(0);
+    let (alloc, resident) = heap_kib(args.addr).await.unwrap_or((0, 0));
+    format!(
+        "sample t {:.0} s  actions {acted}  rss {rss} KiB  heap allocated {alloc} KiB  resident {resident} KiB",
+        began.elapsed().as_secs_f64()
+    )
+}
+
 async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     let began = Instant::now();
+    let sampler = (args.sample_secs > 0).then(|| {
+        let args = args.clone();
+        let counters = p.counters.clone();
+        tokio::spawn(async move {
+            let every = Duration::from_secs(args.sample_secs);
+            while began.elapsed() < Duration::from_secs(args.seconds) {
+                let acted = counters.acted.load(Ordering::Relaxed);
+                println!("{}", sample_line(&args, began, acted).await);
+                tokio::time::sleep(every).await;
+            }
+        })
+    });
     let _ = p.stop.set(began + Duration::from_secs(args.seconds));
     // Spread the rooms' first actions evenly over one cadence period, across all processes.
     let offset = args.child_offset.unwrap_or(0);
@@ -378,6 +453,9 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
         if let Ok(Ok(latencies)) = task.await {
             report.latencies_us.extend(latencies);
         }
+    }
+    if let Some(sampler) = sampler {
+        sampler.abort();
     }
     report.elapsed = began.elapsed().as_secs_f64();
     report.actions = report.latencies_us.len() as u64;
@@ -479,6 +557,10 @@ async fn main() -> anyhow::Result<()> {
     if args.child_offset.is_some() {
         return child(args).await;
     }
+    let heap_start = heap_kib(args.addr).await;
+    if let Some((alloc, resident)) = heap_start {
+        println!("heap at start: allocated {alloc} KiB  resident {resident} KiB");
+    }
     let cpu_rooms = open_cpu_rooms(&args).await?;
     let rss_before = args.server_pid.and_then(rss_kib);
     let mut rss_held = None;
@@ -534,6 +616,27 @@ async fn main() -> anyhow::Result<()> {
             "server RSS {before} KiB -> {after} KiB with the connections held: {:.1} KiB per connection",
             (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
         );
+    }
+    if args.close_wait_secs > 0 {
+        let until = Instant::now() + Duration::from_secs(args.close_wait_secs);
+        let mut open = open_rooms(args.addr).await;
+        while open != Some(0) && Instant::now() < until {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            open = open_rooms(args.addr).await;
+        }
+        // A few seconds more for the allocator's background purge.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let rss = args.server_pid.and_then(rss_kib).unwrap_or(0);
+        match (heap_start, heap_kib(args.addr).await) {
+            (Some((a0, r0)), Some((a1, r1))) => println!(
+                "after the rooms closed (open rooms {}): heap allocated {a0} -> {a1} KiB ({:+.1}%)  resident {r0} -> {r1} KiB  rss {rss} KiB",
+                open.map_or("?".to_owned(), |n| n.to_string()),
+                (a1 as f64 - a0 as f64) * 100.0 / a0.max(1) as f64
+            ),
+            _ => println!(
+                "after the rooms closed: no heap figures (not a jemalloc build?), rss {rss} KiB"
+            ),
+        }
     }
     Ok(())
 }

@@ -210,6 +210,60 @@ pub struct SeatView {
     pub legal: Option<Vec<Value>>,
 }
 
+/// The text of a `view` frame, written straight from the actions' own `Serialize` (the room passes
+/// the rules' action values: no JSON tree is built per legal move, and a view is sent after every
+/// action). The same text as `ServerMsg::View(SeatView { .. })` holding those actions as JSON.
+pub fn view_frame<A: Serialize>(v: u64, seat: Seat, legal: Option<&[A]>) -> String {
+    #[derive(Serialize)]
+    #[serde(tag = "t", rename = "view")]
+    struct View<'a, A> {
+        v: u64,
+        seat: Seat,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        legal: Option<&'a [A]>,
+    }
+    serde_json::to_string(&View { v, seat, legal }).expect("actions serialize to JSON")
+}
+
+#[cfg(test)]
+mod view_frame_tests {
+    use super::*;
+
+    #[test]
+    fn view_frame_is_the_view_message() {
+        #[derive(Serialize)]
+        struct Move {
+            from: &'static str,
+            to: &'static str,
+        }
+        let moves = [
+            Move {
+                from: "d2",
+                to: "d4",
+            },
+            Move {
+                from: "e2",
+                to: "e3",
+            },
+        ];
+        let as_json: Vec<Value> = moves
+            .iter()
+            .map(|m| serde_json::to_value(m).unwrap())
+            .collect();
+        for legal in [Some(&moves[..]), Some(&moves[..0]), None] {
+            let msg = ServerMsg::View(SeatView {
+                v: 7,
+                seat: Seat::Blue,
+                legal: legal.map(|l| as_json[..l.len()].to_vec()),
+            });
+            assert_eq!(
+                view_frame(7, Seat::Blue, legal),
+                serde_json::to_string(&msg).unwrap()
+            );
+        }
+    }
+}
+
 /// Everything a client needs to draw the room from scratch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {

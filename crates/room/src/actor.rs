@@ -29,11 +29,10 @@ pub use persist::{StoredRoom, restore};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use protocol::{ErrorCode, Event, Seat};
+use protocol::{Actor, ErrorCode, Event, Seat};
 
 use crate::bot_pool::BotPool;
 use crate::dice::DiceStream;
@@ -88,10 +87,10 @@ struct Running {
     game: TableGame,
     first: Seat,
     dice: Option<DiceStream>,
-    /// Every applied action, in order (the replay log).
-    actions: Vec<Value>,
-    /// The same actions with who made them, for the game record.
-    recorded: Vec<RecordedAction>,
+    /// Every applied action in order, with who made it: the snapshot's action list and the game
+    /// record. Kept as the rules' own values (a few bytes each, not JSON trees), so a long game
+    /// costs little memory; JSON is made only for a snapshot or the record.
+    played: Vec<Played>,
     /// Seats whose human the CPU played for at some point (the result is still theirs).
     cpu_finished: [bool; 4],
     /// Unix milliseconds.
@@ -108,6 +107,25 @@ struct Running {
     /// room is still at the event version it was made for.
     plan: Option<BotPlan>,
     over: bool,
+}
+
+/// One applied action, as the room keeps it.
+#[derive(Debug, Clone)]
+struct Played {
+    seat: Seat,
+    by: Actor,
+    action: TableAction,
+}
+
+impl Played {
+    fn recorded(&self, seq: usize) -> RecordedAction {
+        RecordedAction {
+            seq: seq as u64,
+            seat: self.seat,
+            by: self.by,
+            action: self.action.to_json(),
+        }
+    }
 }
 
 /// The remaining actions of a CPU turn, for the state at version `v`.
@@ -177,7 +195,7 @@ impl Room {
             id,
             settings,
             host_hash,
-            history: History::new(config.history),
+            history: History::new(config.history, config.history_bytes),
             config,
             log,
             bot,

@@ -59,15 +59,22 @@ impl TableAction {
     }
 
     pub fn to_json(&self) -> Value {
-        match self {
-            TableAction::Chaturaji(a) => to_json(a),
-            TableAction::Fourchess(a) => to_json(a),
-        }
+        to_json(self)
     }
 
     /// Resigning is offered by its own message, not among the legal moves.
     fn is_resign(&self) -> bool {
         self.resigning().is_some()
+    }
+}
+
+/// An action serializes as its rules engine's action (the wire shows the rules crate's types).
+impl Serialize for TableAction {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TableAction::Chaturaji(a) => a.serialize(serializer),
+            TableAction::Fourchess(a) => a.serialize(serializer),
+        }
     }
 }
 
@@ -305,13 +312,6 @@ impl TableGame {
                 .collect(),
         };
         actions.into_iter().filter(|a| !a.is_resign()).collect()
-    }
-
-    pub fn legal_actions_json(&self) -> Vec<Value> {
-        self.legal_actions()
-            .iter()
-            .map(TableAction::to_json)
-            .collect()
     }
 
     /// Whether the house rules let the client see its legal moves.

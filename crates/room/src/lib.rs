@@ -32,6 +32,8 @@ use serde_json::Value;
 pub struct RoomConfig {
     /// Events kept for resuming clients.
     pub history: usize,
+    /// Bytes of event text kept for resuming clients, at most (the newest event is always kept).
+    pub history_bytes: usize,
     /// The length of one second of the turn timer (tests shorten it to milliseconds).
     pub turn_second: Duration,
     /// How long a disconnected human keeps control of the seat before the CPU plays for it.
@@ -58,6 +60,7 @@ impl Default for RoomConfig {
     fn default() -> Self {
         RoomConfig {
             history: 64,
+            history_bytes: 16 * 1024,
             turn_second: Duration::from_secs(1),
             grace: Duration::from_secs(20),
             cpu_delay: Duration::from_millis(400),

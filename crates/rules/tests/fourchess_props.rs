@@ -1,20 +1,24 @@
 //! Property tests over random legal games, Teams and FFA: no panics, every reached position round-trips
 //! through FEN4 and keeps its incremental key exact, PGN4 export→import reproduces the game, and replaying
-//! the recorded actions reproduces it too. (Positions are copied, not unmade, so there is no unmake to
+//! the recorded actions reproduces it too, and the record the game replays from its compact action list
+//! is exactly what each action reported when it was applied. (Positions are copied, not unmade, so there is no unmake to
 //! check.)
 
 use proptest::prelude::*;
 use rules::Seat;
-use rules::fourchess::{Action, Game, Mode, Options, export_pgn4, import_pgn4, parse_fen4};
+use rules::fourchess::{
+    Action, Applied, Game, Mode, Options, export_pgn4, import_pgn4, parse_fen4,
+};
 
 /// Plays a random game: each choice picks a legal move, and now and then a resignation (of the seat to
-/// move or of another live seat).
-fn random_game(mode: Mode, first: usize, choices: &[u16]) -> Game {
+/// move or of another live seat). Returns the game and what each action reported.
+fn random_game(mode: Mode, first: usize, choices: &[u16]) -> (Game, Vec<Applied>) {
     let options = Options {
         mode,
         ..Options::default()
     };
     let mut game = Game::new(options, Seat::from_index(first)).unwrap();
+    let mut reported = Vec::new();
     for &choice in choices {
         let Some(to_act) = game.to_act() else { break };
         check_position(&game);
@@ -39,9 +43,17 @@ fn random_game(mode: Mode, first: usize, choices: &[u16]) -> Game {
         assert_ne!(game, before);
         assert_eq!(applied.to_act, game.to_act());
         assert_eq!(applied.points, game.points());
+        assert_eq!(game.last_applied(), Some(&applied));
+        reported.push(applied);
     }
     check_position(&game);
-    game
+    (game, reported)
+}
+
+/// The game keeps only its actions; the record it replays from them is what was reported.
+fn check_record(game: &Game, reported: &[Applied]) {
+    assert_eq!(game.actions().len(), reported.len());
+    assert_eq!(game.record(), reported);
 }
 
 fn check_position(game: &Game) {
@@ -72,7 +84,8 @@ proptest! {
 
     #[test]
     fn random_teams_games_hold_every_invariant(first in 0usize..4, choices in prop::collection::vec(any::<u16>(), 0..300)) {
-        let game = random_game(Mode::Teams, first, &choices);
+        let (game, reported) = random_game(Mode::Teams, first, &choices);
+        check_record(&game, &reported);
         prop_assert_eq!(&replay(&game), &game);
         let pgn = export_pgn4(&game);
         let imported = import_pgn4(&pgn, game.options().clone()).unwrap_or_else(|e| panic!("{e}\n{pgn}"));
@@ -81,7 +94,8 @@ proptest! {
 
     #[test]
     fn random_ffa_games_hold_every_invariant(first in 0usize..4, choices in prop::collection::vec(any::<u16>(), 0..300)) {
-        let game = random_game(Mode::Ffa, first, &choices);
+        let (game, reported) = random_game(Mode::Ffa, first, &choices);
+        check_record(&game, &reported);
         prop_assert_eq!(&replay(&game), &game);
         let pgn = export_pgn4(&game);
         let imported = import_pgn4(&pgn, game.options().clone()).unwrap_or_else(|e| panic!("{e}\n{pgn}"));

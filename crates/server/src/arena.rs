@@ -226,7 +226,7 @@ fn play_fourchess(
     let summary = format!(
         "{:?} after {} plies, points {:?}",
         outcome.reason,
-        game.record().len(),
+        game.actions().len(),
         outcome.standings.map(|s| s.points)
     );
     Ok(GameReport {

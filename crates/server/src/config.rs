@@ -129,6 +129,7 @@ pub struct TimersSection {
 #[serde(deny_unknown_fields)]
 pub struct RoomsSection {
     pub history: usize,
+    pub history_bytes: usize,
     pub acks_kept: usize,
     pub idle_close_ms: u64,
     pub lobby_idle_ms: u64,
@@ -219,6 +220,7 @@ impl Config {
     pub fn room_config(&self) -> room::RoomConfig {
         room::RoomConfig {
             history: self.rooms.history,
+            history_bytes: self.rooms.history_bytes,
             turn_second: Duration::from_millis(self.timers.turn_second_ms),
             grace: Duration::from_millis(self.timers.grace_ms),
             cpu_delay: Duration::from_millis(self.timers.cpu_delay_ms),

@@ -10,6 +10,7 @@ pub mod config;
 mod error;
 pub mod fdlimit;
 mod listen;
+pub mod heap;
 pub mod logging;
 pub mod mask;
 mod openapi;

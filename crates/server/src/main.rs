@@ -12,6 +12,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// jemalloc gives freed memory back to the OS on its own (background purging), where glibc's
+/// arenas kept a long-running server's peak; `server::heap` reads its statistics for /metrics.
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "fourkings",
@@ -79,6 +85,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     server::logging::init(&config.log);
     // Before the runtime and the server exist: the connection ceiling is computed from this limit.
     server::fdlimit::raise_open_files();
+    server::heap::start_background_purge();
     let runtime = tokio::runtime::Runtime::new()?;
     let served = runtime.block_on(async {
         let app = server::Application::build(config).await?;

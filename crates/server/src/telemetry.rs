@@ -41,6 +41,8 @@ pub const CLUSTER_FENCED: &str = "fourkings_cluster_fenced_appends_total";
 pub const CLUSTER_CLAIMS: &str = "fourkings_cluster_claims_total";
 pub const CLUSTER_REDIRECTS: &str = "fourkings_cluster_redirects_total";
 pub const CLUSTER_LEASE_LOST: &str = "fourkings_cluster_lease_lost_total";
+pub const HEAP_ALLOCATED: &str = "fourkings_heap_allocated_bytes";
+pub const HEAP_RESIDENT: &str = "fourkings_heap_resident_bytes";
 
 /// Histogram buckets in seconds: from half a millisecond (an act on an idle server) to a CPU thinking
 /// for seconds.
@@ -81,6 +83,16 @@ pub fn handle() -> &'static PrometheusHandle {
 
 fn describe() {
     describe_gauge!(CONNECTIONS, "Open WebSocket connections.");
+    describe_gauge!(
+        HEAP_ALLOCATED,
+        Unit::Bytes,
+        "Heap bytes the server holds, from the allocator's statistics (jemalloc builds only)."
+    );
+    describe_gauge!(
+        HEAP_RESIDENT,
+        Unit::Bytes,
+        "Bytes of RAM the allocator keeps for the heap (jemalloc builds only)."
+    );
     describe_gauge!(
         ROOMS,
         "Rooms held in memory, by phase (lobby, playing, finished)."
@@ -227,6 +239,10 @@ pub fn error_sent(code: ErrorCode) {
 /// `GET /metrics`: the Prometheus text format.
 pub async fn serve(State(state): State<AppState>) -> impl IntoResponse {
     sample_rooms(&state).await;
+    if let Some(heap) = crate::heap::sample() {
+        gauge!(HEAP_ALLOCATED).set(heap.allocated as f64);
+        gauge!(HEAP_RESIDENT).set(heap.resident as f64);
+    }
     (
         [(
             header::CONTENT_TYPE,

@@ -44,6 +44,11 @@ pub const CLOSE_IDLE: u16 = 4002;
 /// After a `redirect` (cluster mode): the client goes to the node named in it.
 pub const CLOSE_NORMAL: u16 = 1000;
 
+/// Room frames written together at most (one write for an event, its ack and the next view).
+const WRITE_BURST_FRAMES: usize = 64;
+/// Bytes buffered before tungstenite writes even without a flush.
+const WRITE_BURST_BYTES: usize = 16 * 1024;
+
 pub async fn upgrade(
     ws: WebSocketUpgrade,
     headers: HeaderMap,
@@ -70,11 +75,12 @@ pub async fn upgrade(
     // fragmented message as it grows); the loop below answers that error with 1009.
     let limit = state.config.limits.max_frame_bytes;
     // Small buffers: tens of thousands of mostly idle connections must stay cheap (tungstenite's
-    // defaults are 128 KiB each way). A zero write buffer writes each frame at once.
+    // defaults are 128 KiB each way). Frames are written when the connection flushes (below: once
+    // per burst of room frames), or as soon as this many bytes are waiting.
     ws.max_message_size(limit)
         .max_frame_size(limit)
         .read_buffer_size(4096)
-        .write_buffer_size(0)
+        .write_buffer_size(WRITE_BURST_BYTES)
         .on_upgrade(move |socket| {
             // Every line of this connection carries the room id once it has joined.
             let span = tracing::info_span!("ws", room = tracing::field::Empty);
@@ -228,10 +234,25 @@ impl Connection {
                         }
                         break Some((CLOSE_TOO_SLOW, "too slow: reconnect to resync"));
                     };
-                    if sink.send(Message::Text(Utf8Bytes::from(&*frame))).await.is_err() {
+                    // Whatever else the room queued meanwhile (an action's event, its ack, the next
+                    // seat's view) leaves in the same write: one syscall per burst, not per frame.
+                    let mut next = Some(frame);
+                    let mut fed = 0;
+                    let mut failed = false;
+                    while let Some(frame) = next.take() {
+                        if sink.feed(Message::Text(Utf8Bytes::from(&*frame))).await.is_err() {
+                            failed = true;
+                            break;
+                        }
+                        self.on_room_frame(&frame);
+                        fed += 1;
+                        if fed < WRITE_BURST_FRAMES {
+                            next = outbox.as_mut().and_then(|rx| rx.try_recv().ok());
+                        }
+                    }
+                    if failed || sink.flush().await.is_err() {
                         break None;
                     }
-                    self.on_room_frame(&frame);
                 }
                 () = stopping.wait() => {
                     break Some((CLOSE_RESTART, "server restarting: reconnect"));

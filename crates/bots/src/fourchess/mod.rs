@@ -125,7 +125,7 @@ impl FourChessBot {
 fn lean_copy(game: &Game) -> Game {
     let mut options: Options = game.options().clone();
     if let Some(limit) = options.move_limit {
-        let played = game.record().len() as u32;
+        let played = game.actions().len() as u32;
         options.move_limit = Some(limit.saturating_sub(played).max(1));
     }
     Game::from_fen4(options, &game.fen4()).unwrap_or_else(|_| game.clone())

@@ -8,8 +8,8 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use protocol::{
-    ControlReason, ErrorCode, Event, EventMsg, GameSnapshot, Phase, RoomInfo, Seat, SeatView,
-    ServerMsg, Snapshot,
+    ControlReason, ErrorCode, Event, EventMsg, GameSnapshot, Phase, RoomInfo, Seat, ServerMsg,
+    Snapshot,
 };
 
 use super::{Room, Sub};
@@ -217,11 +217,8 @@ impl Room {
         if g.game.to_act() != Some(seat) || g.game.wants_roll().is_some() {
             return Vec::new();
         }
-        let legal = g
-            .game
-            .show_legal_moves()
-            .then(|| g.game.legal_actions_json());
-        let f = frame(&ServerMsg::View(SeatView { v, seat, legal }));
+        let legal = g.game.show_legal_moves().then(|| g.game.legal_actions());
+        let f: Arc<str> = Arc::from(protocol::view_frame(v, seat, legal.as_deref()));
         self.subs
             .iter()
             .filter(|s| s.seat == Some(seat) && only.is_none_or(|c| c == s.conn))
@@ -264,7 +261,7 @@ impl Room {
                 game_no: self.game_no,
                 first: g.first,
                 options: g.game.options_json(),
-                actions: g.actions.clone(),
+                actions: g.played.iter().map(|p| p.action.to_json()).collect(),
                 state: g.game.public_state(),
                 to_act: if g.over { None } else { g.game.to_act() },
                 deadline: if g.over {

@@ -21,13 +21,13 @@ use tokio::sync::mpsc;
 
 use protocol::{Actor, Seat, TurnTime};
 
-use super::{Room, now_ms};
+use super::{Played, Room, now_ms};
 use crate::bot_pool::BotPool;
 use crate::dice::DiceStream;
 use crate::game::TableGame;
 use crate::handle::{Cmd, RoomHandle};
 use crate::log::ActionLog;
-use crate::record::{GameRecordDoc, RECORD_FORMAT, RecordSeat, RecordedAction};
+use crate::record::{GameRecordDoc, RECORD_FORMAT, RecordSeat};
 use crate::seats::{Human, SeatState};
 use crate::{RoomConfig, RoomSettings};
 
@@ -284,19 +284,17 @@ impl Room {
                     return Err(format!("entry {seq}: the throw is not the seed's"));
                 }
             }
+            running.played.push(Played {
+                seat: entry.seat,
+                by: entry.by,
+                action: action.clone(),
+            });
             running
                 .game
                 .apply(action)
                 .map_err(|(code, m)| format!("entry {seq}: the rules refuse it: {code}: {m}"))?;
             let is_human_seat = matches!(self.seats[entry.seat.index()], SeatState::Human(_));
             running.cpu_finished[entry.seat.index()] |= entry.by == Actor::Cpu && is_human_seat;
-            running.recorded.push(RecordedAction {
-                seq: seq as u64,
-                seat: entry.seat,
-                by: entry.by,
-                action: entry.action.clone(),
-            });
-            running.actions.push(entry.action);
             running.over = running.game.outcome_json().is_some();
             last_at = entry.at;
             if let (Some(ack), Some(h)) = (entry.ack, self.seats[entry.seat.index()].human_mut()) {
@@ -361,7 +359,12 @@ impl Room {
             seats,
             dice_commit: running.dice.as_ref().map(DiceStream::commit),
             dice_seed: running.dice.as_ref().map(DiceStream::reveal),
-            actions: running.recorded.clone(),
+            actions: running
+                .played
+                .iter()
+                .enumerate()
+                .map(|(seq, p)| p.recorded(seq))
+                .collect(),
             outcome: running.game.outcome_json().unwrap_or(Value::Null),
             started_at: running.started_at,
             finished_at,

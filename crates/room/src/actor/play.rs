@@ -12,14 +12,13 @@ use protocol::{Actor, ErrorCode, ErrorMsg, Event, Seat, ServerMsg};
 
 use super::fanout::frame;
 use super::persist::GameEntry;
-use super::{BotPlan, Room, now_ms, unavailable};
+use super::{BotPlan, Played, Room, now_ms, unavailable};
 use crate::bot::level_of;
 use crate::bot_pool::{Job, Thought};
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
 use crate::handle::{Cmd, RoomError};
 use crate::log::{EntryKind, LogEntry};
-use crate::record::RecordedAction;
 use crate::seats::SeatState;
 
 impl Room {
@@ -169,6 +168,11 @@ impl Room {
         let running = self.game.as_ref().expect("checked by callers");
         let mut next = running.game.clone();
         let action_json = action.to_json();
+        let played = Played {
+            seat,
+            by,
+            action: action.clone(),
+        };
         let applied = next.apply(action).map_err(|(code, message)| {
             RoomError::new(ErrorCode::IllegalAction, format!("{code}: {message}"))
         })?;
@@ -176,7 +180,7 @@ impl Room {
         let entry = LogEntry {
             room: self.id.to_string(),
             game_no: self.game_no,
-            seq: running.actions.len() as u64,
+            seq: running.played.len() as u64,
             kind: if by == Actor::Room {
                 EntryKind::Dice
             } else {
@@ -206,13 +210,7 @@ impl Room {
             running.dice = Some(dice);
         }
         running.cpu_finished[seat.index()] |= cpu_for_human;
-        running.recorded.push(RecordedAction {
-            seq: running.actions.len() as u64,
-            seat,
-            by,
-            action: action_json.clone(),
-        });
-        running.actions.push(action_json.clone());
+        running.played.push(played);
         let state = running.game.public_state();
         let outcome = running.game.outcome_json();
         self.refresh_turn();

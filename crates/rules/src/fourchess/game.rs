@@ -114,9 +114,15 @@ pub struct Game {
     ply_clock: u32,
     /// F.26: plies played by all players.
     plies: u32,
-    /// F.23: occurrences of each position key (the start counts).
+    /// F.23: occurrences of each position key since the last capture or pawn move (the start
+    /// counts). Those moves cannot be undone, so no earlier position can come back: the table is
+    /// cleared then, which bounds it by the fifty-move count instead of the game's length.
     seen: HashMap<u64, u32>,
-    record: Vec<Applied>,
+    /// Every accepted action as resolved (e.g. an FFA promotion sent without a piece is `=D`): a few
+    /// bytes each, so a long game held by a server stays small. [`Game::record`] replays them.
+    actions: Vec<Action>,
+    /// What the last accepted action did (the PGN4 reader checks stalemate marks against it).
+    last: Option<Applied>,
     outcome: Option<Outcome>,
 }
 
@@ -153,7 +159,8 @@ impl Game {
             state,
             plies: 0,
             seen: HashMap::new(),
-            record: Vec::new(),
+            actions: Vec::new(),
+            last: None,
             outcome: None,
         };
         game.seen.insert(game.state.pos.key(), 1);
@@ -202,9 +209,28 @@ impl Game {
         self.outcome.as_ref()
     }
 
-    /// Every accepted action with what it did, in order.
-    pub fn record(&self) -> &[Applied] {
-        &self.record
+    /// Every accepted action, in order, as resolved.
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// Every accepted action with what it did, in order: replayed from the start (the game keeps
+    /// only the actions), so this costs a replay of the game.
+    pub fn record(&self) -> Vec<Applied> {
+        let mut replay = Game::start_from(self.options.clone(), self.first, self.start.clone());
+        self.actions
+            .iter()
+            .map(|&action| {
+                replay
+                    .apply(action)
+                    .expect("an accepted action replays the same way")
+            })
+            .collect()
+    }
+
+    /// What the last accepted action did.
+    pub fn last_applied(&self) -> Option<&Applied> {
+        self.last.as_ref()
     }
 
     /// The position the game started from.
@@ -275,7 +301,8 @@ impl Game {
                 self.resign(action, seat)
             }
         };
-        self.record.push(applied.clone());
+        self.actions.push(applied.action);
+        self.last = Some(applied.clone());
         Ok(applied)
     }
 
@@ -314,6 +341,9 @@ impl Game {
         self.plies += 1;
         if pawn_move || !report.captures.is_empty() {
             self.ply_clock = 0;
+            // Irreversible: no position before this move can occur again (F.23 counts only
+            // positions that can).
+            self.seen.clear();
         } else {
             self.ply_clock += 1;
         }

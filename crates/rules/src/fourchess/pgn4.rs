@@ -267,7 +267,7 @@ pub fn import_pgn4(text: &str, mut options: Options) -> Result<Game, Pgn4Error> 
             }
             "S" => {
                 // Stalemate eliminations happen by themselves; the token only has to agree.
-                let stalemated = game.record().last().is_some_and(|a| {
+                let stalemated = game.last_applied().is_some_and(|a| {
                     a.eliminations
                         .iter()
                         .any(|e| e.cause == ElimCause::Stalemate)
