@@ -250,7 +250,7 @@ impl Room {
             kind: g.game.kind(),
             options: g.game.options_json(),
             first: g.first,
-            actions: g.recorded.clone(),
+            actions: g.played.iter().enumerate().map(|(i, p)| p.recorded(i)).collect(),
         })
     }
 
