@@ -10,8 +10,11 @@ import { startServer, launchBrowser, newPlayer, createRoom, rest, SHOTS } from '
 let server;
 let browser;
 
+// These games are resigned at once and few: count them (min_moves 0) and list everyone with a game.
+const LENIENT = { FOURKINGS_RATINGS__MIN_MOVES: '0', FOURKINGS_RATINGS__PROVISIONAL_GAMES: '1', FOURKINGS_RATINGS__PROVISIONAL_SIGMA: '9' };
+
 before(async () => {
-  server = await startServer();
+  server = await startServer(LENIENT);
   browser = await launchBrowser();
 });
 
@@ -73,7 +76,7 @@ test('a rated game: the device gets a player identity, each seat shows its ratin
   await host.waitForSelector('#room[data-phase="playing"]');
   await host.click('#resign');
   await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
-  // The `rated` event brings every seat's change (CPU seats have their fixed identities).
+  // The `rated` event brings every seat's change (CPU seats at their level's fixed anchor).
   await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
   const gameId = `${id}-1`;
   const record = await rest(server.url, 'GET', `/games/${gameId}`);
@@ -117,4 +120,73 @@ test('a rated game: the device gets a player identity, each seat shows its ratin
   assert.equal(await host.locator('#my-profile').isVisible(), true);
   assert.deepEqual(host.errors || [], [], 'no script errors');
   await host.context().close();
+});
+
+/** Plays one rated Chaturaji game on `host`'s room page by resigning at once; waits for its changes. */
+async function resignAndWaitForRating(host) {
+  await host.waitForSelector('#room[data-phase="playing"]');
+  await host.click('#resign');
+  await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
+  await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
+}
+
+test('a provisional player: marked on the profile, a rating chart per pool, not on the leaderboard', async () => {
+  // The default rule (10 rated games, sigma <= 4.5); only the minimum of moves is lifted.
+  const strict = await startServer({ FOURKINGS_RATINGS__MIN_MOVES: '0' });
+  try {
+    const host = await newPlayer(browser);
+    await createRoom(host, strict.url, { name: 'Noor', game: 'chaturaji', tweak: async (p) => {
+      await p.check('#opt-rated');
+      await p.fill('#opt-round_limit', '1');
+    } });
+    const me = JSON.parse(await host.evaluate(() => localStorage.getItem('fk.player')));
+    await host.click('#start-game');
+    await resignAndWaitForRating(host);
+    await host.click('#rematch');
+    await resignAndWaitForRating(host);
+
+    const history = (await rest(strict.url, 'GET', `/players/${me.player_id}/history?pool=chaturaji`)).body;
+    assert.deepEqual(history.entries.map((e) => e.games), [2, 1]);
+    await host.goto(`${strict.url}/?player=${encodeURIComponent(me.player_id)}`);
+    await host.waitForSelector('#profile-ratings tr[data-pool="chaturaji"][data-provisional="true"] .tag.provisional:text("provisional")');
+    await host.waitForSelector('#provisional-hint');
+    // The chart: the rating before the first game and after each game, the last point marked.
+    const chart = host.locator('#profile-charts figure[data-pool="chaturaji"] svg.rating-chart');
+    await chart.waitFor();
+    assert.equal(await chart.locator('circle').count(), 3 + 1);
+    const points = (await chart.locator('polyline').getAttribute('points')).split(' ');
+    assert.equal(points.length, 3);
+    // Higher ratings are drawn higher: the y of each point follows the shown numbers.
+    const shown = [history.entries[1].before.display, history.entries[1].after.display, history.entries[0].after.display];
+    const ys = points.map((p) => Number(p.split(',')[1]));
+    for (let i = 0; i < 2; i += 1) {
+      if (shown[i + 1] > shown[i]) assert.ok(ys[i + 1] < ys[i], `${shown} ${ys}`);
+      if (shown[i + 1] < shown[i]) assert.ok(ys[i + 1] > ys[i], `${shown} ${ys}`);
+    }
+    await host.screenshot({ path: path.join(SHOTS, 'profile-provisional.png'), fullPage: true });
+    await host.selectOption('#lang-select', 'ru');
+    await host.waitForSelector('.tag.provisional:text("предварительный")');
+    await host.screenshot({ path: path.join(SHOTS, 'profile-provisional-ru.png'), fullPage: true });
+
+    // Not established: the leaderboard does not list the player and says who it lists.
+    await host.goto(`${strict.url}/?leaderboard=chaturaji`);
+    await host.waitForSelector('#leaderboard-empty');
+    await host.waitForSelector('#board-rule:text("не меньше 10")');
+    await host.screenshot({ path: path.join(SHOTS, 'leaderboard-empty-ru.png') });
+    assert.deepEqual(host.errors || [], [], 'no script errors');
+    await host.context().close();
+
+    // The same profile on a phone, in Portuguese.
+    const phone = await newPlayer(browser, { locale: 'pt-BR', viewport: { width: 390, height: 844 } });
+    await phone.goto(`${strict.url}/?player=${encodeURIComponent(me.player_id)}`);
+    await phone.waitForSelector('#profile-charts svg.rating-chart');
+    await phone.waitForSelector('.tag.provisional:text("provisório")');
+    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `no sideways scrolling (${width})`);
+    await phone.screenshot({ path: path.join(SHOTS, 'profile-provisional-phone-pt.png'), fullPage: true });
+    assert.deepEqual(phone.errors || [], [], 'no script errors');
+    await phone.context().close();
+  } finally {
+    await strict.stop();
+  }
 });

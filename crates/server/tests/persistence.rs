@@ -37,6 +37,8 @@ fn start_server(dir: &Path) -> ServerProc {
         ),
         // The rating test expects the filled seats at level 1 (`cpu:easy`).
         ("FOURKINGS_BOTS__FILL_LEVEL", "1".into()),
+        // The seat plays its first legal action, which may be a pass: count the game all the same.
+        ("FOURKINGS_RATINGS__MIN_MOVES", "0".into()),
     ])
 }
 
@@ -280,7 +282,11 @@ async fn a_lobby_survives_a_restart_and_a_rated_game_rates_once() {
         .map(|c| c["player_id"].as_str().unwrap())
         .collect();
     players.sort_unstable();
-    assert_eq!(players, ["cpu:easy", "cpu:medium", player_id.as_str()]);
+    assert_eq!(
+        players,
+        ["cpu:easy", "cpu:easy", "cpu:medium", player_id.as_str()],
+        "one change per seat"
+    );
     server.kill9();
 
     // A restart rebuilds the finished room and offers its game for recording again: written once.
@@ -327,6 +333,7 @@ async fn a_database_outage_mid_game_loses_nothing_and_records_once() {
     config.database.spool_path = format!("{}/log-spool.jsonl", dir.path().display());
     config.database.write_timeout_ms = 500;
     config.database.connect_timeout_ms = 1000;
+    config.ratings.min_moves = 0;
     let addr = support::start(config).await;
     assert_eq!(readyz(addr).await.0, 200);
 
@@ -377,7 +384,11 @@ async fn a_database_outage_mid_game_loses_nothing_and_records_once() {
         "every acked action and throw reached the database, in order"
     );
     let record = recorded_game(&store, &format!("{room}-1")).await;
-    assert_eq!(record.rating_changes.len(), 2, "Ann and cpu:easy");
+    assert_eq!(
+        record.rating_changes.len(),
+        4,
+        "Ann and three CPU seats, each its own participant"
+    );
     let profile = store.profile(&player_id, 10).await.unwrap().unwrap();
     assert_eq!(profile.history.len(), 1, "rated exactly once");
     store.close().await;
