@@ -49,6 +49,12 @@ pub struct Choice<A> {
     pub depth: u32,
     /// Whether the clock cut the search short (the choice is then not reproducible from the seed).
     pub timed_out: bool,
+    /// Four-player chess: the search's value of the choice for the mover, in centipawns (near
+    /// ±[`fourchess::WIN`] for a forced result). `None` when no search gave one.
+    pub score: Option<i32>,
+    /// Four-player chess: the expected line from the choice on (the choice first), as far as the
+    /// search remembers it; empty without a search.
+    pub pv: Vec<A>,
 }
 
 /// Why a bot could not choose.

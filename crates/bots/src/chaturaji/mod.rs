@@ -105,6 +105,8 @@ impl ChaturajiBot {
             nodes: meter.nodes,
             depth,
             timed_out: meter.timed_out,
+            score: None,
+            pv: Vec::new(),
         })
     }
 }

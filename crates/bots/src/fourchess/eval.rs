@@ -9,7 +9,7 @@ use rules::Seat;
 use rules::fourchess::{Game, Kind, Mode, Owner, Square};
 
 /// Large enough to dominate every material count, small enough for mate-distance arithmetic.
-pub(crate) const WIN: i32 = 1_000_000;
+pub const WIN: i32 = 1_000_000;
 
 /// Centipawn values for search (Teams; in FFA they weigh live material).
 pub(crate) const fn piece_value(kind: Kind) -> i32 {
@@ -34,6 +34,60 @@ fn pawn_steps(seat: Seat, sq: Square) -> i32 {
     }
 }
 
+/// One step towards `seat`'s opponents' side (its pawns' direction) from (file, rank).
+fn forward(seat: Seat, file: i32, rank: i32, steps: i32) -> (i32, i32) {
+    match seat {
+        Seat::Red => (file, rank + steps),
+        Seat::Blue => (file + steps, rank),
+        Seat::Yellow => (file, rank - steps),
+        Seat::Green => (file - steps, rank),
+    }
+}
+
+/// Per missing pawn of the three in front of the king (half for a pawn one square further on).
+const SHIELD: i32 = 30;
+/// Per enemy queen near a king, by closeness (Chebyshev distance 1..=4).
+const QUEEN_NEAR_KING: [i32; 4] = [90, 70, 45, 20];
+
+/// King safety, a penalty in centipawns for `seat`'s king on `king`: the pawn shield in front of it
+/// (the three squares ahead, by the direction its pawns move), and enemy queens close to it. Without
+/// it the search pushed the pawns in front of its own king for their advance bonus, and the opponents'
+/// queens came in (issue 22: 78 of 93 Teams games lost by mate in the opening).
+fn king_danger(game: &Game, seat: Seat, king: Square, enemy_queens: &[Square]) -> i32 {
+    let pos = game.position();
+    let (f, r) = (king.file() as i32, king.rank() as i32);
+    let own_pawn = |(file, rank): (i32, i32)| {
+        u8::try_from(file)
+            .ok()
+            .zip(u8::try_from(rank).ok())
+            .and_then(|(file, rank)| Square::new(file, rank))
+            .and_then(|sq| pos.piece_at(sq))
+            .is_some_and(|p| p.kind == Kind::Pawn && p.owner == Owner::Seat(seat))
+    };
+    let mut danger = 0;
+    for side in -1..=1 {
+        let (sf, sr) = match seat {
+            Seat::Red | Seat::Yellow => (f + side, r),
+            Seat::Blue | Seat::Green => (f, r + side),
+        };
+        if own_pawn(forward(seat, sf, sr, 1)) {
+            continue;
+        }
+        danger += if own_pawn(forward(seat, sf, sr, 2)) {
+            SHIELD / 2
+        } else {
+            SHIELD
+        };
+    }
+    for q in enemy_queens {
+        let d = (q.file() as i32 - f).abs().max((q.rank() as i32 - r).abs());
+        if (1..=4).contains(&d) {
+            danger += QUEEN_NEAR_KING[d as usize - 1];
+        }
+    }
+    danger
+}
+
 /// Closeness to the centre, 0 (corner area) .. 12 (centre).
 fn centrality(sq: Square) -> i32 {
     let df = (2 * sq.file() as i32 - 13).abs();
@@ -48,6 +102,8 @@ fn seat_material(game: &Game) -> [i32; 4] {
     // Pawns promote on rank 11 in Teams (10 steps), at the middle in FFA (6 steps).
     let promotion_steps = if ffa { 6 } else { 9 };
     let mut sum = [0i32; 4];
+    let mut kings = [None; 4];
+    let mut queens: [Vec<Square>; 4] = Default::default();
     for sq in Square::all() {
         let Some(piece) = pos.piece_at(sq) else {
             continue;
@@ -55,6 +111,11 @@ fn seat_material(game: &Game) -> [i32; 4] {
         let Owner::Seat(seat) = piece.owner else {
             continue;
         };
+        match piece.kind {
+            Kind::King => kings[seat.index()] = Some(sq),
+            Kind::Queen | Kind::OnePointQueen => queens[seat.index()].push(sq),
+            _ => {}
+        }
         let mut v = if piece.kind == Kind::King {
             0
         } else {
@@ -70,6 +131,21 @@ fn seat_material(game: &Game) -> [i32; 4] {
             Kind::King => v -= 3 * centrality(sq),
         }
         sum[seat.index()] += v;
+    }
+    for seat in Seat::ALL {
+        let Some(king) = kings[seat.index()] else {
+            continue;
+        };
+        if game.is_out(seat) {
+            continue;
+        }
+        let enemies: Vec<Square> = Seat::ALL
+            .into_iter()
+            .filter(|&s| s != seat && !(pos.mode() == Mode::Teams && s == seat.opposite()))
+            .filter(|&s| !game.is_out(s))
+            .flat_map(|s| queens[s.index()].iter().copied())
+            .collect();
+        sum[seat.index()] -= king_danger(game, seat, king, &enemies);
     }
     sum
 }
@@ -134,7 +210,44 @@ fn terminal(game: &Game, outcome: &rules::fourchess::Outcome, me: Seat) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rules::fourchess::Options;
+    use rules::fourchess::{Action, MoveText, Options, Setup};
+
+    fn after(moves: &[&str]) -> Game {
+        let mut game = Game::new(Options::default(), Seat::Red).unwrap();
+        for m in moves {
+            let m: MoveText = m.parse().unwrap();
+            game.apply(Action::from(m)).unwrap();
+        }
+        game
+    }
+
+    /// Issue 22: a double push in front of one's own king (h2-h4, king on h1) is worth less than the
+    /// same push in the centre; the old evaluation paid both the same advance bonus.
+    #[test]
+    fn pushing_the_kings_shield_costs_king_safety() {
+        let shield = evaluate(&after(&["h2-h4"]), Seat::Red);
+        let centre = evaluate(&after(&["e2-e4"]), Seat::Red);
+        assert!(shield < centre, "{shield} vs {centre}");
+    }
+
+    /// Issue 22: an enemy queen next to the king is a danger the evaluation sees.
+    #[test]
+    fn an_enemy_queen_at_the_king_costs_more_than_one_far_away() {
+        let game = |queen: &str| {
+            let pieces = [
+                ("h1", "rK"),
+                ("a7", "bK"),
+                ("g14", "yK"),
+                ("n8", "gK"),
+                (queen, "gQ"),
+            ];
+            let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
+            Game::from_setup(Options::default(), setup).unwrap()
+        };
+        let near = evaluate(&game("h3"), Seat::Red);
+        let far = evaluate(&game("h8"), Seat::Red);
+        assert!(near < far - 50, "{near} vs {far}");
+    }
 
     #[test]
     fn start_position_is_balanced() {

@@ -5,6 +5,8 @@
 mod eval;
 mod search;
 
+pub use eval::WIN;
+
 use crate::budget::{Budget, Clock, Meter};
 use crate::level::{Level, budget};
 use crate::rng::Rng;
@@ -35,11 +37,25 @@ fn depths(level: Level) -> Depths {
 #[derive(Debug, Clone)]
 pub struct FourChessBot {
     level: Level,
+    /// A cap on the level's search depth (the engine protocol's `go depth N`).
+    max_depth: Option<u32>,
 }
 
 impl FourChessBot {
     pub fn new(level: Level) -> FourChessBot {
-        FourChessBot { level }
+        FourChessBot {
+            level,
+            max_depth: None,
+        }
+    }
+
+    /// This bot searching at most `depth` plies (before quiescence), fewer if the level's own limit is
+    /// lower.
+    pub fn with_max_depth(self, depth: u32) -> FourChessBot {
+        FourChessBot {
+            max_depth: Some(depth.max(1)),
+            ..self
+        }
     }
 
     pub fn level(&self) -> Level {
@@ -78,13 +94,19 @@ impl FourChessBot {
             moves.swap(i, rng.below(i + 1));
         }
         let mut meter = Meter::new(budget, clock);
-        let (m, depth) = match self.level {
-            Level::Random => (moves[0], 0),
-            Level::Greedy => (greedy(game, &moves, &mut meter), 0),
+        let (m, depth, score, pv) = match self.level {
+            Level::Random => (moves[0], 0, None, Vec::new()),
+            Level::Greedy => (greedy(game, &moves, &mut meter), 0, None, Vec::new()),
             level => {
                 let lean = lean_copy(game);
-                let mut searcher = Searcher::new(&lean, seat, &mut meter, depths(level));
-                searcher.root(&lean, moves)
+                let mut depths = depths(level);
+                if let Some(cap) = self.max_depth {
+                    depths.max_depth = depths.max_depth.min(cap as i32);
+                }
+                let mut searcher = Searcher::new(&lean, seat, &mut meter, depths);
+                let (m, depth, score) = searcher.root(&lean, moves);
+                let pv = searcher.principal_variation(&lean, m, depth.max(1) as usize);
+                (m, depth, Some(score), pv)
             }
         };
         Ok(Choice {
@@ -92,6 +114,8 @@ impl FourChessBot {
             nodes: meter.nodes,
             depth,
             timed_out: meter.timed_out,
+            score,
+            pv: pv.into_iter().map(Action::from).collect(),
         })
     }
 }

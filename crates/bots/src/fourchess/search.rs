@@ -9,10 +9,12 @@
 use super::eval::{WIN, evaluate, piece_value};
 use crate::budget::Meter;
 use rules::Seat;
-use rules::fourchess::{Action, Game, Kind, Mode, Move, Owner, Square};
+use rules::fourchess::{Action, Game, Kind, Mode, Move, Owner, Square, in_check};
 
 const MAX_PLY: usize = 64;
 const TT_BITS: u32 = 16;
+/// Plies past the end of the quiescence budget that a side in check still gets to answer.
+const CHECK_EVASION_PLIES: i32 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bound {
@@ -110,10 +112,12 @@ impl<'m, 'c> Searcher<'m, 'c> {
     }
 
     /// Iterative deepening from the root. `root_moves` come in the caller's (seeded) order; returns the
-    /// best move of the deepest iteration that searched at least its first move, and that depth.
-    pub(crate) fn root(&mut self, game: &Game, mut root_moves: Vec<Move>) -> (Move, u32) {
+    /// best move of the deepest iteration that searched at least its first move, that depth, and the
+    /// move's value (for the root's side).
+    pub(crate) fn root(&mut self, game: &Game, mut root_moves: Vec<Move>) -> (Move, u32, i32) {
         let mut best = root_moves[0];
         let mut reached = 0;
+        let mut score = evaluate(game, self.me);
         for depth in 1..=self.depths.max_depth {
             if let Some(pos) = root_moves.iter().position(|&m| m == best) {
                 let m = root_moves.remove(pos);
@@ -145,12 +149,35 @@ impl<'m, 'c> Searcher<'m, 'c> {
             if let Some(m) = iteration_best {
                 best = m;
                 reached = depth as u32;
+                score = alpha;
             }
             if self.meter.out() || alpha >= WIN - MAX_PLY as i32 {
                 break;
             }
         }
-        (best, reached)
+        (best, reached, score)
+    }
+
+    /// `first` and the best replies the transposition table remembers after it (at most `max` moves,
+    /// each checked against the legal moves).
+    pub(crate) fn principal_variation(&self, game: &Game, first: Move, max: usize) -> Vec<Move> {
+        let mut line = vec![first];
+        let mut game = game.clone();
+        let mut m = first;
+        while line.len() <= max {
+            if game.apply(Action::from(m)).is_err() || game.outcome().is_some() {
+                break;
+            }
+            let Some(next) = self.table.get(key(&game)).and_then(|e| e.best) else {
+                break;
+            };
+            if line.len() == max || !game.legal_moves().contains(&next) {
+                break;
+            }
+            line.push(next);
+            m = next;
+        }
+        line
     }
 
     /// The child after `m`, or `None` when out of budget (or if the rules refuse `m`, which they never
@@ -253,7 +280,9 @@ impl<'m, 'c> Searcher<'m, 'c> {
         Some(best_value)
     }
 
-    /// Captures and promotions only, until the position is quiet; the side to move may stand pat.
+    /// Captures and promotions until the position is quiet; the side to move may stand pat, unless it
+    /// is in check: then it must answer, and every legal move is searched (a check at the frontier can
+    /// win a piece or mate, and the checked side's answer is forced).
     fn quiesce(
         &mut self,
         game: &Game,
@@ -269,31 +298,41 @@ impl<'m, 'c> Searcher<'m, 'c> {
         let Some(mover) = game.to_act() else {
             return Some(stand);
         };
-        if left <= 0 || ply >= MAX_PLY - 1 {
+        let pos = game.position();
+        let checked = in_check(pos, mover);
+        if (left <= 0 && !checked) || left <= -CHECK_EVASION_PLIES || ply >= MAX_PLY - 1 {
             return Some(stand);
         }
         let maximising = self.ours(mover);
-        if maximising {
-            if stand >= beta {
-                return Some(stand);
-            }
-            alpha = alpha.max(stand);
+        let mut best = if checked {
+            if maximising { -WIN - 1 } else { WIN + 1 }
         } else {
-            if stand <= alpha {
-                return Some(stand);
+            stand
+        };
+        if !checked {
+            if maximising {
+                if stand >= beta {
+                    return Some(stand);
+                }
+                alpha = alpha.max(stand);
+            } else {
+                if stand <= alpha {
+                    return Some(stand);
+                }
+                beta = beta.min(stand);
             }
-            beta = beta.min(stand);
         }
-        let pos = game.position();
         let mut moves: Vec<Move> = game
             .legal_moves()
             .into_iter()
             .filter(|m| {
-                m.promotion().is_some() || m.is_en_passant() || pos.piece_at(m.to()).is_some()
+                checked
+                    || m.promotion().is_some()
+                    || m.is_en_passant()
+                    || pos.piece_at(m.to()).is_some()
             })
             .collect();
         self.order(game, &mut moves, None, MAX_PLY - 1);
-        let mut best = stand;
         for m in moves {
             let child = self.play(game, m)?;
             let v = self.quiesce(&child, ply + 1, alpha, beta, left - 1)?;
@@ -308,7 +347,8 @@ impl<'m, 'c> Searcher<'m, 'c> {
                 break;
             }
         }
-        Some(best)
+        // In check without a move would have ended the game; be safe anyway.
+        Some(if best.abs() > WIN { stand } else { best })
     }
 
     fn remember_cutoff(&mut self, m: Move, depth: i32, ply: usize) {
@@ -364,5 +404,43 @@ impl<'m, 'c> Searcher<'m, 'c> {
         for (slot, (_, m)) in moves.iter_mut().zip(keyed) {
             *slot = m;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NoClock;
+    use crate::budget::Budget;
+    use rules::fourchess::{Options, Setup};
+
+    /// Issue 22, cause 2: a side in check at the quiescence frontier stood pat as if it had a free
+    /// move. Here Red is in check from Blue's knight on f2, which also attacks Red's queen on d1; Red's
+    /// king must step away and Blue then takes the queen. Standing pat called the position even.
+    #[test]
+    fn quiescence_makes_a_checked_side_answer_the_check() {
+        let pieces = [
+            ("h1", "rK"),
+            ("d1", "rQ"),
+            ("f2", "bN"),
+            ("a7", "bK"),
+            ("g14", "yK"),
+            ("n8", "gK"),
+        ];
+        let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
+        let game = Game::from_setup(Options::default(), setup).unwrap();
+        assert!(in_check(game.position(), Seat::Red));
+        let stand = evaluate(&game, Seat::Red);
+        let mut meter = Meter::new(Budget::nodes(100_000), &NoClock);
+        let depths = Depths {
+            max_depth: 1,
+            quiescence: 4,
+        };
+        let mut searcher = Searcher::new(&game, Seat::Red, &mut meter, depths);
+        let v = searcher.quiesce(&game, 0, -WIN - 1, WIN + 1, 4).unwrap();
+        assert!(
+            v < stand - 500,
+            "quiescence {v}, static {stand}: the fork is missed"
+        );
     }
 }

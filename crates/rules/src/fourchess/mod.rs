@@ -57,3 +57,8 @@ pub fn legal_moves(pos: &Position) -> Vec<Move> {
     movegen::legal_moves(pos, &mut out);
     out
 }
+
+/// Whether `seat`'s king is attacked by its live opponents (F.9) in `pos`.
+pub fn in_check(pos: &Position, seat: crate::Seat) -> bool {
+    movegen::in_check(pos, seat)
+}
