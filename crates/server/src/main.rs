@@ -2,7 +2,9 @@
 #![forbid(unsafe_code)]
 
 mod arena;
+mod engine;
 mod healthcheck;
+mod matchplay;
 mod perft;
 mod verify;
 
@@ -29,6 +31,11 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Play CPU players against each other and print per-level results.
     Arena(arena::ArenaArgs),
+    /// The CPU players behind a UCI-style protocol on stdin/stdout (docs/engine.md).
+    Engine(engine::EngineArgs),
+    /// Four engines at one four-player chess table (internal levels or programs speaking the engine
+    /// protocol, such as 4pchess): games, adjudication, PGN4, a per-engine table.
+    Match(matchplay::MatchArgs),
     /// Print the effective configuration (defaults, file, FOURKINGS_* variables) as TOML, secrets
     /// masked; fails listing every problem if it is invalid.
     Config(ServeArgs),
@@ -52,6 +59,8 @@ fn main() -> anyhow::Result<()> {
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Arena(args)) => arena::run(&args),
+        Some(Command::Engine(args)) => engine::run(&args),
+        Some(Command::Match(args)) => matchplay::run(&args),
         Some(Command::Config(args)) => print_config(&args),
         Some(Command::Healthcheck(args)) => healthcheck::run(&args),
         Some(Command::Verify(args)) => std::process::exit(verify::run(&args)),

@@ -1,0 +1,227 @@
+//! A match's results: per game (score of each seat, length, how it ended) and the per-engine table.
+
+use super::MatchArgs;
+use rules::Seat;
+use rules::fourchess::{EndReason, Game, Mode};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// One `go` → `bestmove`.
+#[derive(Debug, Clone, Copy)]
+pub struct Think {
+    took: Duration,
+    nodes: Option<u64>,
+}
+
+impl Think {
+    pub fn new(took: Duration, nodes: Option<u64>) -> Think {
+        Think { took, nodes }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct GameResult {
+    pub index: usize,
+    pub engines: [usize; 4],
+    /// Per seat: 1 win, ½ draw, 0 loss (Teams); the share of first place (FFA).
+    pub score: [f64; 4],
+    pub plies: usize,
+    /// How it ended, with the engine it ended against where there is one.
+    pub end: String,
+    pub think: Vec<(usize, Think)>,
+    pub incidents: usize,
+}
+
+fn reason_text(reason: EndReason, loser: impl Fn(Seat) -> String) -> String {
+    match reason {
+        EndReason::KingCaptured { king_of, .. } => format!("king captured: {}", loser(king_of)),
+        EndReason::Checkmate { seat } => format!("checkmate: {}", loser(seat)),
+        EndReason::Resignation { seat } => format!("forfeit: {}", loser(seat)),
+        EndReason::Stalemate { .. } => "stalemate".into(),
+        EndReason::ThreePlayersOut => "three players out".into(),
+        EndReason::PointsLead { .. } => "points lead".into(),
+        EndReason::Repetition => "repetition".into(),
+        EndReason::FiftyMoves => "fifty moves".into(),
+        EndReason::MoveLimit => "move limit".into(),
+    }
+}
+
+impl GameResult {
+    pub fn of(
+        index: usize,
+        game: &Game,
+        engines: [usize; 4],
+        think: Vec<(usize, Think)>,
+        incidents: usize,
+        names: &[String],
+    ) -> GameResult {
+        let outcome = game.outcome().expect("played to the end");
+        let firsts = outcome.standings.iter().filter(|s| s.place == 1).count() as f64;
+        let score = outcome.standings.map(|s| match (s.place, game.mode()) {
+            (1, Mode::Teams) if firsts == 4.0 => 0.5,
+            (1, Mode::Teams) => 1.0,
+            (1, Mode::Ffa) => 1.0 / firsts,
+            _ => 0.0,
+        });
+        let plies = game.record().iter().filter(|a| a.report.is_some()).count();
+        let end = reason_text(outcome.reason, |seat| names[engines[seat.index()]].clone());
+        GameResult {
+            index,
+            engines,
+            score,
+            plies,
+            end,
+            think,
+            incidents,
+        }
+    }
+
+    pub fn summary(&self, names: &[String]) -> String {
+        let seats: Vec<String> = Seat::ALL
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}={} {}",
+                    s.letter(),
+                    names[self.engines[s.index()]],
+                    self.score[s.index()]
+                )
+            })
+            .collect();
+        format!(
+            "game {:>3}: {} plies, {}; {}",
+            self.index,
+            self.plies,
+            self.end,
+            seats.join(", ")
+        )
+    }
+}
+
+/// A 95% normal-approximation interval half-width for a share `p` over `n` trials.
+pub fn interval(p: f64, n: f64) -> f64 {
+    1.96 * (p * (1.0 - p) / n.max(1.0)).sqrt()
+}
+
+#[derive(Debug, Default)]
+struct Line {
+    seat_games: usize,
+    score: f64,
+    wins: usize,
+    draws: usize,
+    losses: usize,
+    moves: u64,
+    total: Duration,
+    max: Duration,
+    over: u64,
+    nodes: u64,
+    timed_nodes: Duration,
+}
+
+pub fn render(
+    args: &MatchArgs,
+    names: &[String],
+    results: &[GameResult],
+    wall: Duration,
+) -> String {
+    let mut out = String::new();
+    let cap = Duration::from_millis(args.movetime).mul_f64(1.1);
+    let mut lines: BTreeMap<&str, Line> = BTreeMap::new();
+    // First seen first: the order of the engines on the command line.
+    let mut order: Vec<&str> = Vec::new();
+    for name in names {
+        if !order.contains(&name.as_str()) {
+            order.push(name);
+        }
+    }
+    for r in results {
+        for seat in Seat::ALL {
+            let line = lines.entry(&names[r.engines[seat.index()]]).or_default();
+            let s = r.score[seat.index()];
+            line.seat_games += 1;
+            line.score += s;
+            if s == 1.0 || (args.mode == Mode::Ffa && s > 0.0) {
+                line.wins += 1;
+            } else if s > 0.0 {
+                line.draws += 1;
+            } else {
+                line.losses += 1;
+            }
+        }
+        for (e, t) in &r.think {
+            let line = lines.entry(&names[*e]).or_default();
+            line.moves += 1;
+            line.total += t.took;
+            line.max = line.max.max(t.took);
+            line.over += u64::from(t.took > cap);
+            if let Some(n) = t.nodes {
+                line.nodes += n;
+                line.timed_nodes += t.took;
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "match fourchess {}: {} games, movetime {} ms, seed {}, {:.0} s",
+        args.mode.name(),
+        results.len(),
+        args.movetime,
+        args.seed,
+        wall.as_secs_f64()
+    );
+    let _ = writeln!(
+        out,
+        "{:<28} {:>5} {:>15} {:>11} {:>8} {:>8} {:>6} {:>8}",
+        "engine", "seats", "score", "W/D/L", "mean ms", "max ms", ">110%", "knps"
+    );
+    for name in order {
+        let Some(l) = lines.get(name) else { continue };
+        let n = l.seat_games as f64;
+        let share = l.score / n.max(1.0);
+        let knps = if l.timed_nodes.is_zero() {
+            "-".to_owned()
+        } else {
+            format!(
+                "{:.0}",
+                l.nodes as f64 / l.timed_nodes.as_secs_f64() / 1000.0
+            )
+        };
+        let _ = writeln!(
+            out,
+            "{:<28} {:>5} {:>6.1}% ±{:>5.1} {:>11} {:>8.1} {:>8.0} {:>6} {:>8}",
+            name,
+            l.seat_games,
+            100.0 * share,
+            100.0 * interval(share, n),
+            format!("{}/{}/{}", l.wins, l.draws, l.losses),
+            l.total.as_secs_f64() * 1000.0 / l.moves.max(1) as f64,
+            l.max.as_secs_f64() * 1000.0,
+            l.over,
+            knps
+        );
+    }
+    let mut plies: Vec<usize> = results.iter().map(|r| r.plies).collect();
+    plies.sort_unstable();
+    let median = plies.get(plies.len() / 2).copied().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "plies per game: median {median}, min {}, max {}",
+        plies.first().unwrap_or(&0),
+        plies.last().unwrap_or(&0)
+    );
+    let mut ends: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in results {
+        *ends.entry(&r.end).or_default() += 1;
+    }
+    let ends: Vec<String> = ends.iter().map(|(e, n)| format!("{n} {e}")).collect();
+    let _ = writeln!(out, "ends: {}", ends.join("; "));
+    let incidents: usize = results.iter().map(|r| r.incidents).sum();
+    if incidents > 0 {
+        let _ = writeln!(
+            out,
+            "incidents (illegal moves, hung or dead engines): {incidents}"
+        );
+    }
+    out
+}

@@ -1,0 +1,154 @@
+//! The match runner with internal levels (fast and small), plus two tiny shell-script engines that
+//! misbehave: one answers an illegal move, one never answers.
+
+use super::*;
+use rules::fourchess::import_pgn4;
+
+fn args(engines: [&str; 4], games: usize) -> MatchArgs {
+    MatchArgs {
+        game: MatchGame::Fourchess,
+        mode: Mode::Teams,
+        engines: Seat::ALL
+            .iter()
+            .zip(engines)
+            .map(|(s, e)| format!("{}={e}", s.name()))
+            .collect(),
+        movetime: 20,
+        margin: 400,
+        games,
+        seed: 3,
+        book: None,
+        book_plies: 4,
+        move_limit: Some(48),
+        concurrency: 1,
+        pgn_dir: None,
+        verbose: false,
+    }
+}
+
+#[test]
+fn internal_levels_play_rotated_games_from_the_book_and_every_game_is_written_as_pgn4() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args(
+        [
+            "fourkings:easy",
+            "fourkings:random",
+            "fourkings:easy",
+            "fourkings:random",
+        ],
+        8,
+    );
+    a.pgn_dir = Some(dir.path().to_owned());
+    let (names, results) = play_match(&a).unwrap();
+    assert_eq!(results.len(), 8);
+    for (i, r) in results.iter().enumerate() {
+        // Game i turns the table i seats: the easy pair plays both colour pairs.
+        assert_eq!(
+            names[r.engines[0]],
+            if i % 2 == 0 {
+                "fourkings:easy"
+            } else {
+                "fourkings:random"
+            }
+        );
+        // Teams: partners share a result, the other team gets the complement.
+        assert_eq!(r.score[0], r.score[2]);
+        assert!(
+            (r.score[0] + r.score[1] - 1.0).abs() < 1e-9,
+            "{:?}",
+            r.score
+        );
+        assert_eq!(r.incidents, 0);
+        let text = std::fs::read_to_string(dir.path().join(format!("game-{i}.pgn4"))).unwrap();
+        let options = Options {
+            move_limit: Some(48),
+            ..Options::default()
+        };
+        let game = import_pgn4(&text, options).unwrap();
+        assert_eq!(game.record().len(), r.plies, "game {i}");
+        assert!(game.outcome().is_some());
+        assert!(text.contains(&format!("[Red \"{}\"]", names[r.engines[0]])));
+    }
+    // Games 4..8 start from a book opening of four pawn moves, games 0..4 from the start.
+    let opening = |i: usize| {
+        let text = std::fs::read_to_string(dir.path().join(format!("game-{i}.pgn4"))).unwrap();
+        import_pgn4(
+            &text,
+            Options {
+                move_limit: Some(48),
+                ..Options::default()
+            },
+        )
+        .unwrap()
+        .record()[..4]
+            .to_vec()
+    };
+    assert_eq!(opening(4), opening(7));
+    let table = table::render(&a, &names, &results, Duration::from_secs(1));
+    assert!(
+        table.contains("fourkings:easy") && table.contains("fourkings:random"),
+        "{table}"
+    );
+}
+
+/// A shell-script engine: answers `uci` and `isready`, and `go` with `answer` (a line, or nothing).
+fn script(dir: &std::path::Path, name: &str, answer: &str) -> String {
+    let path = dir.join(name);
+    let go = if answer.is_empty() {
+        ":".to_owned()
+    } else {
+        format!("echo '{answer}'")
+    };
+    std::fs::write(
+        &path,
+        format!(
+            "while read -r line; do case \"$line\" in\n uci) echo uciok;;\n isready) echo readyok;;\n go*) {go};;\n quit) exit 0;;\n esac; done\n"
+        ),
+    )
+    .unwrap();
+    format!("cmd:sh {}", path.display())
+}
+
+#[test]
+fn an_illegal_bestmove_forfeits_for_that_engines_team_and_is_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = script(dir.path(), "bad.sh", "bestmove a1-a1");
+    let a = args(
+        [
+            bad.as_str(),
+            "fourkings:random",
+            "fourkings:random",
+            "fourkings:random",
+        ],
+        1,
+    );
+    let (names, results) = play_match(&a).unwrap();
+    let r = &results[0];
+    assert_eq!(r.score, [0.0, 1.0, 0.0, 1.0], "Red's team loses");
+    assert_eq!(r.incidents, 1);
+    assert_eq!(r.plies, 0);
+    assert_eq!(r.end, format!("forfeit: {}", names[0]));
+}
+
+#[test]
+fn a_hung_engine_forfeits_and_is_restarted_for_the_next_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let mute = script(dir.path(), "mute.sh", "");
+    let mut a = args(
+        [
+            "fourkings:random",
+            mute.as_str(),
+            "fourkings:random",
+            "fourkings:random",
+        ],
+        2,
+    );
+    a.margin = 150;
+    let (_, results) = play_match(&a).unwrap();
+    // Game 0: Blue hangs at its first move; game 1: it sits at Yellow and hangs again (restarted).
+    assert_eq!(results[0].score, [1.0, 0.0, 1.0, 0.0]);
+    assert_eq!(results[0].plies, 1);
+    assert_eq!(results[1].score, [0.0, 1.0, 0.0, 1.0]);
+    assert_eq!(results[1].plies, 2);
+    assert!(results.iter().all(|r| r.incidents == 1));
+}
