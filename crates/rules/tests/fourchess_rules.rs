@@ -867,7 +867,8 @@ fn f20_ffa_stalemate_scores_20_and_eliminates() {
     assert!(game.is_out(Seat::Blue));
     assert_eq!(game.points(), [0, 20, 0, 0]);
     assert_eq!(game.to_act(), Some(Seat::Yellow));
-    let last = game.record().last().unwrap();
+    let record = game.record();
+    let last = record.last().unwrap();
     assert_eq!(last.eliminations[0].seat, Seat::Blue);
 }
 
