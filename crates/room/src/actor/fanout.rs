@@ -250,7 +250,12 @@ impl Room {
             kind: g.game.kind(),
             options: g.game.options_json(),
             first: g.first,
-            actions: g.played.iter().enumerate().map(|(i, p)| p.recorded(i)).collect(),
+            actions: g
+                .played
+                .iter()
+                .enumerate()
+                .map(|(i, p)| p.recorded(i))
+                .collect(),
         })
     }
 
