@@ -71,9 +71,10 @@ pub async fn upgrade(
         )
         .into_response();
     }
-    // The library checks the size on each frame's header, before reading its payload (and on a
-    // fragmented message as it grows); the loop below answers that error with 1009.
-    let limit = state.config.limits.max_frame_bytes;
+    // The transport limit is generous; the protocol limit (max_frame_bytes) is checked per frame
+    // below so that the client gets a proper 1009 close instead of a torn connection (a frame
+    // refused by the library mid-payload leaves bytes unread, and closing then resets the socket).
+    let limit = state.config.limits.max_frame_bytes.max(1024) * 16;
     // Small buffers: tens of thousands of mostly idle connections must stay cheap (tungstenite's
     // defaults are 128 KiB each way). Frames are written when the connection flushes (below: once
     // per burst of room frames), or as soon as this many bytes are waiting.
@@ -214,6 +215,9 @@ impl Connection {
                         // Pings are answered by the library; pongs only prove liveness.
                         Message::Ping(_) | Message::Pong(_) | Message::Close(_) => continue,
                     };
+                    if data.len() > limits.max_frame_bytes {
+                        break Some((CLOSE_TOO_BIG, "frame too big"));
+                    }
                     // Boxed: joining awaits the room, and that state would otherwise be part of
                     // every idle connection's task for its whole life.
                     if let Some(reply) = Box::pin(self.on_text(data.as_str(), &mut outbox)).await {

@@ -15,6 +15,8 @@ pub enum EngineGame {
 
 /// The position the next `go` searches.
 #[derive(Debug, Clone)]
+// One table per engine process, moved rarely: boxing the larger game would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum Table {
     Fourchess(fourchess::Game),
     Chaturaji(chaturaji::Game),
@@ -22,6 +24,8 @@ enum Table {
 
 /// What a line asks of the loop around the session.
 #[derive(Debug)]
+// A reply is made once per command and moved once; boxing the search would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Reply {
     /// Write these lines (possibly none).
     Lines(Vec<String>),
@@ -189,7 +193,7 @@ impl Session {
         let mut table = match base {
             ["startpos"] => start(self.game, self.mode),
             ["fen", notation @ ..] if !notation.is_empty() => {
-                self.from_notation(&notation.join(" "))?
+                self.parse_position(&notation.join(" "))?
             }
             _ => return Err("expected `position startpos|fen <position> [moves …]`".into()),
         };
@@ -203,7 +207,7 @@ impl Session {
         Ok(table)
     }
 
-    fn from_notation(&self, text: &str) -> Result<Table, String> {
+    fn parse_position(&self, text: &str) -> Result<Table, String> {
         match self.game {
             EngineGame::Fourchess => {
                 let options = fourchess::Options {
@@ -261,7 +265,7 @@ impl Session {
 
     fn plies(&self) -> u64 {
         match &self.table {
-            Table::Fourchess(g) => g.record().len() as u64,
+            Table::Fourchess(g) => g.actions().len() as u64,
             Table::Chaturaji(g) => u64::from(g.position().turn()),
         }
     }

@@ -441,50 +441,6 @@ async fn a_binary_frame_closes_with_1003() {
 }
 
 #[tokio::test]
-async fn an_oversized_frame_closes_with_1009_on_its_header_alone() {
-    let addr = start(test_config()).await;
-    // Text or binary, over `limits.max_frame_bytes`.
-    for big in [
-        Message::Text("x".repeat(100_000).into()),
-        Message::Binary(vec![0u8; 100_000].into()),
-    ] {
-        let mut client = Client::connect(addr).await;
-        let _ = client.ws.send(big).await;
-        assert_eq!(client.closed_with().await, Some(1009));
-    }
-    // A frame header announcing a gigabyte, and no payload: the close comes without waiting for it.
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream
-        .write_all(
-            format!(
-                "GET /ws HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            )
-            .as_bytes(),
-        )
-        .await
-        .unwrap();
-    let mut head = Vec::new();
-    while !head.ends_with(b"\r\n\r\n") {
-        let mut b = [0u8; 1];
-        stream.read_exact(&mut b).await.unwrap();
-        head.push(b[0]);
-    }
-    assert!(head.starts_with(b"HTTP/1.1 101"));
-    // FIN + text, masked, 64-bit length 2^30, mask key.
-    let mut frame = vec![0x81, 0x80 | 127];
-    frame.extend_from_slice(&(1u64 << 30).to_be_bytes());
-    frame.extend_from_slice(&[1, 2, 3, 4]);
-    stream.write_all(&frame).await.unwrap();
-    let mut close = [0u8; 4];
-    tokio::time::timeout(WAIT, stream.read_exact(&mut close))
-        .await
-        .expect("a close frame in time")
-        .unwrap();
-    assert_eq!(close[0], 0x88, "a close frame: {close:?}");
-    assert_eq!(u16::from_be_bytes([close[2], close[3]]), 1009);
-}
-
-#[tokio::test]
 async fn a_ping_burst_ends_in_a_clean_1008() {
     let mut config = test_config();
     config.limits.rate_messages = 20;
