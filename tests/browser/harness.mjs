@@ -80,7 +80,32 @@ export async function newPlayer(browser, { locale = 'en-US', viewport = { width:
   const page = await context.newPage();
   page.on('dialog', (d) => d.accept()); // "resign this game?"
   page.on('pageerror', (e) => { page.errors = [...(page.errors || []), String(e)]; });
+  // The last frames the server sent, for `explain` when a test waits in vain.
+  page.frames_seen = [];
+  page.on('websocket', (ws) => ws.on('framereceived', (f) => {
+    page.frames_seen.push(String(f.payload).slice(0, 300));
+    if (page.frames_seen.length > 40) page.frames_seen.shift();
+  }));
   return page;
+}
+
+/**
+ * Wait for `selector` (then click it if `click`); when it does not come, fail with what the page
+ * showed and what the server had sent, so that a failure on a slow machine says why.
+ */
+export async function waitOrExplain(page, selector, { timeout = 60000, click = false } = {}) {
+  try {
+    await page.waitForSelector(selector, { timeout });
+    if (click) await page.click(selector);
+  } catch (e) {
+    const shown = await page.evaluate(() => ({
+      url: location.href,
+      room: { ...(document.querySelector('#room')?.dataset || {}) },
+      actions: document.querySelector('#actions')?.outerHTML,
+      message: document.querySelector('#message')?.textContent,
+    })).catch((err) => ({ evaluate: String(err) }));
+    throw new Error(`${selector} did not come: ${e.message}\npage: ${JSON.stringify(shown)}\nscript errors: ${JSON.stringify(page.errors || [])}\nlast frames:\n${(page.frames_seen || []).join('\n')}`);
+  }
 }
 
 // ---------------------------------------------------------------- room helpers shared by the tests

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launchBrowser, newPlayer, createRoom, rest, SHOTS } from './harness.mjs';
+import { startServer, launchBrowser, newPlayer, createRoom, rest, waitOrExplain, SHOTS } from './harness.mjs';
 
 let server;
 let browser;
@@ -41,8 +41,8 @@ test('without the rating routes: guest seats, a rated room plays to the end, the
   await host.click('#start-game');
   await host.waitForSelector('#room[data-phase="playing"]');
   // After the game ends the page looks for the game's record.
-  const recordAsked = host.waitForResponse((r) => new URL(r.url()).pathname.startsWith('/games/'), { timeout: 30000 });
-  await host.click('#resign');
+  const recordAsked = host.waitForResponse((r) => new URL(r.url()).pathname.startsWith('/games/'), { timeout: 90000 });
+  await waitOrExplain(host, '#resign', { click: true });
   await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
   await host.waitForSelector('#standings tbody tr[data-seat="red"]');
   // The record lookups (404) leave the screen as it is: no rating column, no record link.
@@ -74,7 +74,7 @@ test('a rated game: the device gets a player identity, each seat shows its ratin
   assert.equal(me.display_name, 'Mira');
   await host.click('#start-game');
   await host.waitForSelector('#room[data-phase="playing"]');
-  await host.click('#resign');
+  await waitOrExplain(host, '#resign', { click: true });
   await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
   // The `rated` event brings every seat's change (CPU seats at their level's fixed anchor).
   await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
@@ -125,7 +125,7 @@ test('a rated game: the device gets a player identity, each seat shows its ratin
 /** Plays one rated Chaturaji game on `host`'s room page by resigning at once; waits for its changes. */
 async function resignAndWaitForRating(host) {
   await host.waitForSelector('#room[data-phase="playing"]');
-  await host.click('#resign');
+  await waitOrExplain(host, '#resign', { click: true });
   await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
   await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
 }
