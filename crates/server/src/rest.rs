@@ -335,18 +335,20 @@ pub async fn list_rooms(
     // One more than a page, to know whether another follows.
     let mut rooms = Vec::new();
     let mut more = false;
-    for (_, handle) in state
-        .registry
-        .all()
-        .into_iter()
-        .filter(|(id, _)| *id > after)
-    {
-        if rooms.len() > limit {
-            break;
-        }
-        if let Ok(info) = handle.info().await {
-            if info.public {
-                rooms.push(info);
+    let mut cursor = after.clone();
+    'pages: loop {
+        // Rooms in steps of a page, so that a list of the first rooms does not copy all of them.
+        let step = state.registry.after(&cursor, limit + 1);
+        let Some((last, _)) = step.last() else { break };
+        cursor = last.clone();
+        for (_, handle) in step {
+            if rooms.len() > limit {
+                break 'pages;
+            }
+            if let Ok(info) = handle.info().await {
+                if info.public {
+                    rooms.push(info);
+                }
             }
         }
     }
