@@ -238,10 +238,11 @@ impl Application {
                     state.bot.clone(),
                 )
                 .await?;
-                if restored > 0 {
+                if restored.rebuilt + restored.expired > 0 {
                     tracing::info!(
-                        rooms = restored,
-                        "rebuilt the unfinished rooms from the database"
+                        rooms = restored.rebuilt,
+                        expired = restored.expired,
+                        "rebuilt the live rooms from the database, closed the expired ones"
                     );
                 }
             }

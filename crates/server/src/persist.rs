@@ -301,27 +301,54 @@ pub async fn load_room(store: &Arc<dyn Store>, id: &str) -> Result<Option<Stored
     }))
 }
 
-/// Rebuilds every unfinished room from the store (single node). Call it once the writer has drained
-/// its spool, so the logs are complete. A room whose log cannot be replayed is reported and left out.
+/// What a start did with the rooms the store holds open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recovered {
+    /// Rooms rebuilt: a game in progress, or active within `lobby_idle`.
+    pub rebuilt: usize,
+    /// Rooms that went idle past `lobby_idle` while the server was down (lobbies nobody came back
+    /// to, finished games): marked closed, never rebuilt.
+    pub expired: usize,
+}
+
+/// Rebuilds the live rooms from the store (single node): every room with a game in progress, and
+/// lobbies and finished rooms active within `lobby_idle` (a lobby left alone that long would have
+/// expired had the server been up). The rest are marked closed without loading their logs, so a
+/// start costs what the live rooms cost, not what the database has piled up. Call it once the
+/// writer has drained its spool, so the logs are complete. A room whose log cannot be replayed is
+/// reported and left out.
 pub async fn recover(
     store: &Arc<dyn Store>,
     registry: &Registry,
     config: Arc<RoomConfig>,
     log: Arc<dyn ActionLog>,
     bot: Arc<BotPool>,
-) -> Result<usize, StoreError> {
-    let mut restored = 0;
-    for row in store.unfinished_rooms().await? {
-        let Some(stored) = load_room(store, &row.id).await? else {
+) -> Result<Recovered, StoreError> {
+    let lobby_idle = i64::try_from(config.lobby_idle.as_millis()).unwrap_or(i64::MAX);
+    let fresh_since = store::now_millis().saturating_sub(lobby_idle);
+    let (live, stale): (Vec<_>, Vec<_>) = store
+        .unfinished_rooms()
+        .await?
+        .into_iter()
+        .partition(|r| r.game_running || r.last_activity >= fresh_since);
+    let stale: Vec<String> = stale.into_iter().map(|r| r.room.id).collect();
+    store.close_rooms(&stale).await?;
+    let mut rebuilt = 0;
+    for row in live {
+        let id = row.room.id;
+        let Some(stored) = load_room(store, &id).await? else {
             continue;
         };
         match room::restore(stored, config.clone(), log.clone(), bot.clone()) {
             Ok(handle) => {
-                registry.insert(row.id.clone(), handle);
-                restored += 1;
+                registry.insert(id, handle);
+                rebuilt += 1;
             }
-            Err(e) => tracing::error!(room = %row.id, error = %e, "cannot rebuild the room"),
+            Err(e) => tracing::error!(room = %id, error = %e, "cannot rebuild the room"),
         }
     }
-    Ok(restored)
+    Ok(Recovered {
+        rebuilt,
+        expired: stale.len(),
+    })
 }

@@ -305,6 +305,66 @@ async fn a_lobby_survives_a_restart_and_a_rated_game_rates_once() {
     store.close().await;
 }
 
+/// A restart rebuilds the rooms that live (a game in progress, a lobby active within
+/// `rooms.lobby_idle_ms`) and closes the expired ones without rebuilding them (abuse #1: a room
+/// flood must not be rebuilt at every start).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_rebuilds_live_rooms_and_closes_expired_lobbies() {
+    let dir = tempfile::tempdir().unwrap();
+    let idle = ("FOURKINGS_ROOMS__LOBBY_IDLE_MS", "1500".to_owned());
+    let start = |dir: &Path| {
+        let mut env = vec![
+            (
+                "FOURKINGS_DATABASE__URL",
+                format!("sqlite://{}/fourkings.db", dir.display()),
+            ),
+            (
+                "FOURKINGS_DATABASE__SPOOL_PATH",
+                format!("{}/log-spool.jsonl", dir.display()),
+            ),
+        ];
+        env.push(idle.clone());
+        ServerProc::start(&env)
+    };
+    let server = start(dir.path());
+    let addr = server.addr;
+    let (stale, _) = create_room(addr, json!({"game": "chaturaji"})).await;
+    let (playing, host_token) = create_room(addr, json!({"game": "chaturaji"})).await;
+    let (status, joined) = post(
+        addr,
+        &format!("/rooms/{playing}/join"),
+        None,
+        json!({"name": "Ann"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{joined}");
+    let (status, v) = host(addr, &playing, "start", &host_token).await;
+    assert_eq!(status, 200, "{v}");
+    server.kill9();
+    // Both rooms are older than a lobby may idle; only the one with a game in progress lives on.
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let server = start(dir.path());
+    let addr = server.addr;
+    let (status, info) = http(addr, "GET", &format!("/rooms/{playing}"), None, None).await;
+    assert_eq!(status, 200, "{info}");
+    assert_eq!(info["phase"], "playing");
+    let (status, err) = http(addr, "GET", &format!("/rooms/{stale}"), None, None).await;
+    assert_eq!(
+        (status, &err["error"]["code"]),
+        (404, &json!("unknown_room"))
+    );
+    server.kill9();
+    let store = store::open(&format!("sqlite://{}/fourkings.db", dir.path().display()))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.room(&stale).await.unwrap().unwrap().state,
+        store::RoomState::Closed,
+        "marked closed, not left to be loaded at the next start"
+    );
+    store.close().await;
+}
+
 async fn readyz(addr: SocketAddr) -> (u16, Value) {
     http(addr, "GET", "/readyz", None, None).await
 }

@@ -151,8 +151,12 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 
     async fn room(&self, id: &str) -> Result<Option<Room>, StoreError>;
 
-    /// Rooms in the lobby or playing, oldest first: what a restarted server rebuilds.
-    async fn unfinished_rooms(&self) -> Result<Vec<Room>, StoreError>;
+    /// Rooms in the lobby or playing, oldest first: what a restarted server chooses from.
+    async fn unfinished_rooms(&self) -> Result<Vec<UnfinishedRoom>, StoreError>;
+
+    /// Marks these rooms closed in one transaction (e.g. lobbies that expired while the server was
+    /// down); unknown ids are skipped. Answers how many rooms changed.
+    async fn close_rooms(&self, ids: &[String]) -> Result<u64, StoreError>;
 
     // ---- the action log ----
 

@@ -93,6 +93,18 @@ pub struct Room {
     pub updated_at: Millis,
 }
 
+/// A room in the lobby or playing, with what a restarted server needs to tell a live room from a
+/// stale one without loading its log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnfinishedRoom {
+    pub room: Room,
+    /// When the room's newest log record was written (its creation when it has none).
+    pub last_activity: Millis,
+    /// Whether its newest game started and has no recorded result: a game in progress (or one that
+    /// ended just before a crash and is still to be recorded).
+    pub game_running: bool,
+}
+
 /// What a log entry records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -24,7 +24,7 @@ use crate::{
     AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, HistoryEntry, HistoryQuery,
     LeaderboardQuery, LeaderboardRow, LogEntry, NewPlayer, NewRoom, OpenOptions, Player,
     PoolRating, Profile, RatingChange, Recorded, Room, RoomState, SeatPlayer, SqliteSync, Store,
-    StoreError, UnratedReason,
+    StoreError, UnfinishedRoom, UnratedReason,
 };
 
 /// Rows per multi-row INSERT: 6 parameters each stays far below SQLite's 32,766 and PostgreSQL's
@@ -347,14 +347,51 @@ macro_rules! impl_store {
                 row.as_ref().map(Self::room_from_row).transpose()
             }
 
-            async fn unfinished_rooms(&self) -> Result<Vec<Room>, StoreError> {
+            async fn unfinished_rooms(&self) -> Result<Vec<UnfinishedRoom>, StoreError> {
+                // Games are numbered from 1 in the order the room's own log (game 0) records
+                // their start, and a finished game's id is `{room}-{game_no}` (the games table's
+                // key): the newest game runs if it started and has no result recorded.
                 let rows = sqlx::query(
-                    "SELECT id, game_kind, options, settings, state, created_at, updated_at \
-                     FROM rooms WHERE state IN ('lobby', 'playing') ORDER BY created_at, id",
+                    "SELECT x.*, (x.started > 0 AND NOT EXISTS (SELECT 1 FROM games g \
+                       WHERE g.id = x.id || '-' || x.started)) AS game_running \
+                     FROM (SELECT r.id, r.game_kind, r.options, r.settings, r.state, r.created_at, \
+                       r.updated_at, \
+                       COALESCE((SELECT MAX(l.at) FROM room_log l WHERE l.room_id = r.id), \
+                         r.created_at) AS last_activity, \
+                       (SELECT COUNT(*) FROM room_log l WHERE l.room_id = r.id AND l.game_no = 0 \
+                         AND l.payload ->> 't' = 'started') AS started \
+                       FROM rooms r WHERE r.state IN ('lobby', 'playing')) x \
+                     ORDER BY x.created_at, x.id",
                 )
                 .fetch_all(&self.pool)
                 .await?;
-                rows.iter().map(Self::room_from_row).collect()
+                rows.iter()
+                    .map(|row| {
+                        Ok(UnfinishedRoom {
+                            room: Self::room_from_row(row)?,
+                            last_activity: row.try_get("last_activity")?,
+                            game_running: row.try_get("game_running")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn close_rooms(&self, ids: &[String]) -> Result<u64, StoreError> {
+                let now = now_millis();
+                let mut changed = 0;
+                let mut tx = self.pool.begin().await?;
+                for chunk in ids.chunks(APPEND_CHUNK) {
+                    let mut update = QueryBuilder::<$db>::new("UPDATE rooms SET state = 'closed', updated_at = ");
+                    update.push_bind(now).push(" WHERE state <> 'closed' AND id IN (");
+                    let mut list = update.separated(", ");
+                    for id in chunk {
+                        list.push_bind(id.as_str());
+                    }
+                    update.push(")");
+                    changed += update.build().execute(&mut *tx).await?.rows_affected();
+                }
+                tx.commit().await?;
+                Ok(changed)
             }
 
             async fn append(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {

@@ -18,6 +18,7 @@ for_both_backends!(
     players_are_created_authenticated_and_renamed,
     cpu_identities_exist_and_never_sign_in,
     rooms_are_created_updated_and_listed_when_unfinished,
+    unfinished_rooms_tell_their_last_activity_and_running_game_and_close_in_one_go,
     log_is_loaded_per_room_and_game_in_seq_order,
     duplicate_append_is_ok_and_different_payload_is_a_seq_conflict,
     append_to_an_unknown_room_fails_and_writes_nothing,
@@ -232,12 +233,93 @@ async fn rooms_are_created_updated_and_listed_when_unfinished(store: Arc<dyn Sto
         .await
         .unwrap()
         .into_iter()
-        .map(|r| r.id)
+        .map(|r| r.room.id)
         .collect();
     assert_eq!(unfinished.len(), 2);
     assert!(unfinished.contains(&"ra".to_owned()) && unfinished.contains(&"rb".to_owned()));
     assert_eq!(store.room("rb").await.unwrap().unwrap(), b);
     assert_eq!(store.room("nope").await.unwrap(), None);
+}
+
+/// What a restart chooses by: the newest log record's time, and whether the newest game with
+/// actions has no recorded result yet.
+async fn unfinished_rooms_tell_their_last_activity_and_running_game_and_close_in_one_go(
+    store: Arc<dyn Store>,
+) {
+    for id in ["quiet", "playing", "done", "gone"] {
+        store.create_room(&room(id)).await.unwrap();
+    }
+    // `playing`: game 2 started (the room's own log, game 0, records each start), game 1 recorded
+    // (below) and game 2 has no action yet; `done`: game 1 started, played and recorded.
+    let started = |n: u32| json!({"t": "started", "game_no": n, "first": "red", "at": 1});
+    store
+        .append(&[
+            entry("playing", 0, 1, json!({"t": "created"})),
+            entry("playing", 0, 2, started(1)),
+            entry("playing", 1, 1, json!({"move": 1})),
+            entry("playing", 0, 4, started(2)),
+            entry("done", 0, 1, json!({"t": "created"})),
+            entry("done", 0, 2, started(1)),
+            entry("done", 1, 1, json!({"move": 1})),
+        ])
+        .await
+        .unwrap();
+    let ids = four_humans(&store).await;
+    let seats = std::array::from_fn(|i| seat(&ids[i]));
+    let result = GameResult::Places([1, 2, 3, 4]);
+    for room_id in ["done", "playing"] {
+        let id = format!("{room_id}-1");
+        let mut game = finished(
+            &id,
+            room_id,
+            1,
+            Pool::Chaturaji,
+            seats.clone(),
+            result.clone(),
+            1,
+        );
+        game.unrated = Some(UnratedReason::Guest);
+        store.record_game(&game).await.unwrap();
+    }
+    store.close_rooms(&["gone".to_owned()]).await.unwrap();
+
+    let rooms = store.unfinished_rooms().await.unwrap();
+    let by_id = |id: &str| rooms.iter().find(|r| r.room.id == id).cloned();
+    assert!(by_id("gone").is_none(), "a closed room is not unfinished");
+    let quiet = by_id("quiet").unwrap();
+    assert_eq!(
+        quiet.last_activity, quiet.room.created_at,
+        "no record: its creation"
+    );
+    assert!(!quiet.game_running);
+    let playing = by_id("playing").unwrap();
+    assert_eq!(
+        playing.last_activity, 1_700_000_000_004,
+        "its newest record"
+    );
+    assert!(playing.game_running, "game 2 started and is not recorded");
+    let done = by_id("done").unwrap();
+    assert_eq!(done.last_activity, 1_700_000_000_002);
+    assert!(!done.game_running, "its newest game is recorded");
+
+    // Closing many at once: unknown and already closed ids change nothing.
+    let changed = store
+        .close_rooms(&["quiet".into(), "done".into(), "gone".into(), "nope".into()])
+        .await
+        .unwrap();
+    assert_eq!(changed, 2);
+    let left: Vec<String> = store
+        .unfinished_rooms()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.room.id)
+        .collect();
+    assert_eq!(left, ["playing"]);
+    assert_eq!(
+        store.room("quiet").await.unwrap().unwrap().state,
+        RoomState::Closed
+    );
 }
 
 async fn log_is_loaded_per_room_and_game_in_seq_order(store: Arc<dyn Store>) {
