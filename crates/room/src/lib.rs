@@ -18,6 +18,10 @@ mod seats;
 pub mod selfplay;
 pub mod verify;
 
+/// Counter: seat connections that came back within `RoomConfig::connection_settle`, so that
+/// neither their drop nor their return was announced.
+pub const QUICK_RECONNECTS: &str = "fourkings_quick_reconnects_total";
+
 pub use actor::{StoredRoom, create, restore};
 pub use handle::{Connected, RoomError, RoomHandle};
 pub use seats::new_token;
@@ -54,6 +58,9 @@ pub struct RoomConfig {
     pub lobby_idle: Duration,
     /// Connections one seat may open per minute; past it a join is refused with `rate_limited`.
     pub reconnects_per_minute: usize,
+    /// How long a seat's last connection must stay gone before the room announces the drop: a
+    /// reload or a reconnect within it is announced to no one.
+    pub connection_settle: Duration,
 }
 
 impl Default for RoomConfig {
@@ -70,6 +77,7 @@ impl Default for RoomConfig {
             idle_close: Duration::from_secs(3600),
             lobby_idle: Duration::from_secs(600),
             reconnects_per_minute: 30,
+            connection_settle: Duration::from_secs(1),
         }
     }
 }

@@ -32,6 +32,10 @@ pub struct Human {
     pub conns: u32,
     /// When the last connection dropped: the CPU takes over at `away_since + grace`.
     pub away_since: Option<Instant>,
+    /// Whether the room last told everyone the seat is connected. A drop is announced only once it
+    /// has lasted `connection_settle`, so a seat that drops and comes straight back (a reload, a
+    /// reconnect loop) is announced neither time.
+    pub shown_connected: bool,
     /// The CPU plays for the seat now.
     pub cpu_playing: bool,
     /// Recently acknowledged (ack id, event version), so a resent ack id is re-acked, not re-applied.
@@ -49,6 +53,7 @@ impl Human {
             conns: 0,
             // Never connected yet: counts as away from the moment the seat is taken.
             away_since: Some(Instant::now()),
+            shown_connected: false,
             cpu_playing: false,
             acks: VecDeque::new(),
             recent_connects: VecDeque::new(),
@@ -91,7 +96,7 @@ impl SeatState {
             SeatState::Empty => Occupant::Empty,
             SeatState::Human(h) => Occupant::Human {
                 name: h.name.clone(),
-                connected: h.conns > 0,
+                connected: h.shown_connected,
                 cpu_playing: h.cpu_playing,
             },
             SeatState::Cpu { level } => Occupant::Cpu { level: *level },

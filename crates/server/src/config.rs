@@ -134,6 +134,7 @@ pub struct RoomsSection {
     pub idle_close_ms: u64,
     pub lobby_idle_ms: u64,
     pub reconnects_per_minute: usize,
+    pub connection_settle_ms: u64,
 }
 
 /// CPU players: think-time caps per level, the worker pool, and the levels used by default.
@@ -230,6 +231,7 @@ impl Config {
             idle_close: Duration::from_millis(self.rooms.idle_close_ms),
             lobby_idle: Duration::from_millis(self.rooms.lobby_idle_ms),
             reconnects_per_minute: self.rooms.reconnects_per_minute,
+            connection_settle: Duration::from_millis(self.rooms.connection_settle_ms),
         }
     }
 

@@ -151,6 +151,10 @@ fn describe() {
         "Requests refused because the client holds as much as one client may: lobbies (limits.max_open_lobbies_per_client), connections (a WebSocket past the per-IP cap), reconnects (a seat reconnecting too often)."
     );
     describe_counter!(
+        room::QUICK_RECONNECTS,
+        "Seat connections that came back within rooms.connection_settle_ms: neither the drop nor the return was announced to the room."
+    );
+    describe_counter!(
         CLUSTER_FENCED,
         "Cluster mode: log entries the database refused because this node no longer owns the room (another node claimed it, or this node's lease ran out)."
     );
@@ -196,6 +200,7 @@ fn zero() {
     for name in [
         ACTIONS,
         RATE_LIMIT_CLOSES,
+        room::QUICK_RECONNECTS,
         CLUSTER_FENCED,
         CLUSTER_CLAIMS,
         CLUSTER_REDIRECTS,

@@ -13,6 +13,7 @@ use protocol::{
 };
 
 use super::{Room, Sub};
+use crate::QUICK_RECONNECTS;
 use crate::dice::DiceStream;
 use crate::handle::{Connected, Reply, RoomError};
 use crate::seats::SeatState;
@@ -83,11 +84,15 @@ impl Room {
                 )));
                 return;
             }
+            if human.conns == 0 && human.shown_connected {
+                // Back before the drop was announced: neither is.
+                metrics::counter!(QUICK_RECONNECTS).increment(1);
+            }
             human.conns += 1;
             human.away_since = None;
-            let first_conn = human.conns == 1;
+            let announce = !std::mem::replace(&mut human.shown_connected, true);
             let was_cpu = std::mem::replace(&mut human.cpu_playing, false);
-            if first_conn {
+            if announce {
                 self.emit(Event::Connection {
                     seat,
                     connected: true,
@@ -159,11 +164,29 @@ impl Room {
             };
             human.conns = human.conns.saturating_sub(1);
             if human.conns == 0 {
+                // Announced by the timer once the drop has lasted `connection_settle`.
                 human.away_since = Some(Instant::now());
-                conns.extend(self.emit_collect(Event::Connection {
+            }
+        }
+    }
+
+    /// Announce the seats whose drop has lasted `connection_settle` (or whose grace is over, so
+    /// that the drop is told before the CPU takes the seat over).
+    pub(super) fn announce_drops(&mut self, now: Instant) {
+        let settle = self.config.connection_settle.min(self.config.grace);
+        for seat in Seat::ALL {
+            let Some(h) = self.seats[seat.index()].human_mut() else {
+                continue;
+            };
+            if h.conns == 0
+                && h.shown_connected
+                && h.away_since.is_some_and(|at| at + settle <= now)
+            {
+                h.shown_connected = false;
+                self.emit(Event::Connection {
                     seat,
                     connected: false,
-                }));
+                });
             }
         }
     }

@@ -67,6 +67,9 @@ impl Room {
                 if let (Some(since), false) = (h.away_since, h.cpu_playing) {
                     consider(since + self.config.grace);
                 }
+                if let (Some(since), true, 0) = (h.away_since, h.shown_connected, h.conns) {
+                    consider(since + self.config.connection_settle);
+                }
             }
         }
         wake
@@ -80,6 +83,7 @@ impl Room {
                 g.timed_out = true;
             }
         }
+        self.announce_drops(now);
         let grace = self.config.grace;
         for seat in Seat::ALL {
             let Some(h) = self.seats[seat.index()].human_mut() else {

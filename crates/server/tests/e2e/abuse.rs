@@ -675,3 +675,48 @@ async fn a_seat_reconnecting_in_a_loop_is_refused_past_its_rate() {
     let mut watcher = Client::connect(addr).await;
     watcher.join(&room, None, None).await;
 }
+
+/// Point 9: a seat that drops and comes straight back (a reload, a reconnect loop) is announced to
+/// no one; a drop that lasts `rooms.connection_settle_ms` is announced once, and so is the return.
+#[tokio::test]
+async fn a_seat_reconnecting_at_once_is_not_announced_and_a_real_drop_is_announced_once() {
+    let mut config = test_config();
+    config.rooms.connection_settle_ms = 400;
+    let addr = start(config).await;
+    let quick = "fourkings_quick_reconnects_total";
+    let before = metric(addr, quick).await;
+    let (room, _) = create_room(addr, json!({"game": "chaturaji"})).await;
+    let (_, token) = join_seat(addr, &room, "Ann").await;
+    let mut ann = Client::connect(addr).await;
+    ann.join(&room, Some(&token), None).await;
+    let mut watcher = Client::connect(addr).await;
+    watcher.join(&room, None, None).await;
+    for _ in 0..10 {
+        drop(ann);
+        ann = Client::connect(addr).await;
+        ann.join(&room, Some(&token), None).await;
+    }
+    // A marker: the watcher's next event is Bob taking a seat, not one of the twenty blips.
+    join_seat(addr, &room, "Bob").await;
+    let next = watcher.until(|m| m["t"] == "event").await;
+    assert_eq!(next["event"]["e"], "seat_taken", "{next}");
+    // A real drop is announced, once.
+    drop(ann);
+    let next = watcher.until(|m| m["t"] == "event").await;
+    assert_eq!(
+        (&next["event"]["e"], &next["event"]["connected"]),
+        (&json!("connection"), &json!(false)),
+        "{next}"
+    );
+    // (A new connection may even be admitted before the server has seen the old one close: then
+    // there was no drop at all.)
+    assert!(metric(addr, quick).await >= before + 1.0);
+    let mut ann = Client::connect(addr).await;
+    ann.join(&room, Some(&token), None).await;
+    let back = watcher.until(|m| m["t"] == "event").await;
+    assert_eq!(
+        (&back["event"]["e"], &back["event"]["connected"]),
+        (&json!("connection"), &json!(true)),
+        "{back}"
+    );
+}
