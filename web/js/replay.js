@@ -12,7 +12,7 @@ import { SEATS, SYMBOL } from './games.js';
 import { esc, setHtml } from './util.js';
 import { checkDice } from './dice-verify.js';
 import { piecesOf, lastMoveOf } from './room-state.js';
-import { renderSeats, resignedSeats } from './seats.js';
+import { renderSeats, resignedSeats, cpuName } from './seats.js';
 import { renderMoveList, shownSeqs } from './movelist.js';
 import { boardMarks } from './board-marks.js';
 import { renderDice } from './dice.js';
@@ -316,7 +316,7 @@ export class ReplayPage {
     const sub = [kind === 'fourchess' ? t(`pool.${pool}`) : null, doc.rated ? t('opt.rated') : t('opt.unrated'), fmtDate(doc.finished_at)].filter(Boolean);
     setHtml(this.el('replay-sub'), `${sub.map(esc).join(' · ')} · <a href="/?room=${encodeURIComponent(doc.room)}">${esc(t('replay.room', { id: doc.room }))}</a>`);
     const winners = doc.outcome.standings.filter((x) => x.place === 1).map((x) => x.seat);
-    const listed = { winners, seats: doc.seats.map((x) => ({ ...x, points: doc.outcome.standings.find((st) => st.seat === x.seat)?.points || 0 })) };
+    const listed = { winners, seats: doc.seats.map((x) => ({ ...x, name: x.cpu_level ? cpuName(x.cpu_level) : x.name, points: doc.outcome.standings.find((st) => st.seat === x.seat)?.points || 0 })) };
     setHtml(this.el('replay-result'), `<span class="label">${esc(t('games.winner'))}</span> ${winnerHtml(listed)}<br><span class="muted">${esc(reasonText(doc.outcome.reason))}</span>`);
 
     const view = this.el('replay-view');
