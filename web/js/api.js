@@ -51,4 +51,10 @@ export const api = {
   /** One page of a player's rating history in one pool, newest first. */
   history: (id, pool, limit = 200) => call('GET', `/players/${encodeURIComponent(id)}/history?pool=${encodeURIComponent(pool)}&limit=${limit}`),
   gameRecord: (id) => call('GET', `/games/${encodeURIComponent(id)}`),
+  /** A finished game action by action, replayed by the server from its record. */
+  gamePositions: (id, from = 0) => call('GET', `/games/${encodeURIComponent(id)}/positions?from=${from}`),
+  /** A page of a room's finished games, the latest first (`cursor`: the previous page's `next_cursor`). */
+  roomGames: (id, cursor) => call('GET', `/rooms/${encodeURIComponent(id)}/games${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`),
+  /** A page of a player's finished games, newest first. */
+  playerGames: (id, cursor) => call('GET', `/players/${encodeURIComponent(id)}/games${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`),
 };

@@ -73,3 +73,23 @@ export function throwsFromSeed(seedHex, lo, hi, n) {
   for (let i = 0; i < n; i++) out.push([randomRange(rng, lo, hi), randomRange(rng, lo, hi)]);
   return out;
 }
+
+/**
+ * Check a finished game's dice in the browser: sha256(seed) against the commitment published at the
+ * start, then every throw of the game (`rolls`, each [die 0, die 1]) against the seed's stream.
+ * `dice` is the house rule (`long` dice have faces 2..5). Resolves to the words' key and params.
+ */
+export async function checkDice(seedHex, commit, dice, rolls) {
+  let hex = '';
+  try {
+    const digest = await crypto.subtle.digest('SHA-256', hexToBytes(seedHex));
+    hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  } catch {
+    return { key: 'verify.unavailable' };
+  }
+  if (hex !== commit) return { key: 'verify.bad' };
+  const [lo, hi] = dice === 'long' ? [2, 5] : [1, 6];
+  const again = throwsFromSeed(seedHex, lo, hi, rolls.length);
+  const same = again.every((d, i) => d[0] === rolls[i][0] && d[1] === rolls[i][1]);
+  return same ? { key: 'verify.ok', params: { n: rolls.length } } : { key: 'verify.throws_differ' };
+}

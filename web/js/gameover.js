@@ -1,14 +1,19 @@
 // The game-over panel: why the game ended, the standings with points and rating changes, the
-// revealed dice seed with the in-browser check, and the link to the game's record.
+// revealed dice seed with the in-browser check, and the links to the game's replay and record. The
+// replay page draws its final standings with it too.
 import { t } from './i18n.js';
 import { esc, setHtml } from './util.js';
 import { SYMBOL, COLOR } from './games.js';
 import { TEAMS, isTeams, seatNames, teamLabel } from './seats.js';
 import { reasonText } from './events.js';
 import { changeForSeat, changeText, gameLink, poolOf, profileLink } from './ratings.js';
+import { replayLink } from './game-list.js';
 
-/** @param {HTMLElement} el @param {import('./room-state.js').RoomState} s @param {string} verify the dice check's result in words */
-export function renderGameOver(el, s, verify) {
+/**
+ * @param {HTMLElement} el @param {import('./room-state.js').RoomState} s @param {string} verify the dice check's result in words
+ * @param {{replay?: boolean}} opts `replay: false` on the replay page itself: its title is "Result", no links
+ */
+export function renderGameOver(el, s, verify, { replay = true } = {}) {
   const g = s.game;
   if (!g || !g.outcome) {
     setHtml(el, '');
@@ -30,9 +35,9 @@ export function renderGameOver(el, s, verify) {
           ${esc(t('verify.commit'))} <code>${esc(g.dice_commit || '')}</code><br>
           <button type="button" data-do="verify" id="verify">${esc(t('verify.button'))}</button> <span id="verify-result">${esc(verify)}</span></p>`;
   }
-  setHtml(el, `<h2>${esc(t('over.title'))}</h2>${teamResult(s)}<p id="over-reason">${esc(reasonText(g.outcome.reason))}</p>
+  setHtml(el, `<h2>${esc(t(replay ? 'over.title' : 'replay.result'))}</h2>${teamResult(s)}<p id="over-reason">${esc(reasonText(g.outcome.reason))}</p>
         <table id="standings"><thead><tr><th class="num">${esc(t('over.place'))}</th><th>${esc(t('over.seat'))}</th><th>${esc(t('over.player'))}</th><th class="num">${esc(t('over.points'))}</th>${rated ? `<th>${esc(t('over.rating'))}</th>` : ''}</tr></thead>
-        <tbody>${rows}</tbody></table>${seed}${recordHtml(s)}`);
+        <tbody>${rows}</tbody></table>${seed}${replay ? recordHtml(s) : ''}`);
 }
 
 /** Teams: which team won, or a draw (the standings give both partners the same place). */
@@ -49,7 +54,8 @@ function recordHtml(s) {
   const g = s.game;
   if (!g.record) return '';
   const board = g.ratings ? ` · <a id="pool-link" href="/?leaderboard=${encodeURIComponent(poolOf(s.info.game, g.options))}">${esc(t('ratings.leaderboard'))}</a>` : '';
-  return `<div class="record"><p><a id="record-link" href="${gameLink(g.record)}" target="_blank" rel="noopener">${esc(t('over.record'))}</a>${board}</p>
+  return `<div class="record"><p><a id="replay-link" class="button primary" href="${replayLink(g.record)}">${esc(t('over.replay'))}</a></p>
+      <p><a id="record-link" href="${gameLink(g.record)}" target="_blank" rel="noopener">${esc(t('over.record'))}</a>${board}</p>
       <details id="verify-howto"><summary>${esc(t('over.verify_title'))}</summary>
         <p>${esc(t('over.verify_steps'))}</p><pre><code>fourkings verify record.json</code></pre></details></div>`;
 }

@@ -88,7 +88,8 @@ export function moveRows(game, first, steps) {
     const newRow = game === 'chaturaji'
       ? step.action.type === 'roll' || !rows.length
       : step.action.type !== 'resign' && (lastOrder === null || order(step.seat) <= lastOrder);
-    if (newRow) rows.push({ n: rows.length + 1, cells: [] });
+    // A resignation before any move (the first action of a game) starts the first row.
+    if (newRow || !rows.length) rows.push({ n: rows.length + 1, cells: [] });
     if (game === 'fourchess' && step.action.type !== 'resign') lastOrder = order(step.seat);
     for (const c of cells) rows[rows.length - 1].cells.push({ seq: step.seq, seat: step.seat, ...c });
   }

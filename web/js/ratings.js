@@ -5,6 +5,7 @@ import { t } from './i18n.js';
 import { api } from './api.js';
 import { esc } from './util.js';
 import { storedPlayer } from './player.js';
+import { GameList, replayLink } from './game-list.js';
 
 export const POOLS = ['chaturaji', 'fourchess_teams', 'fourchess_ffa'];
 
@@ -185,6 +186,7 @@ class ProfilePage {
     this.data = null;
     this.error = null;
     this.charts = {}; // pool -> history entries (newest first)
+    this.games = new GameList('player', id); // recent games, each with its replay
     this.render();
     this.load();
   }
@@ -241,15 +243,18 @@ class ProfilePage {
           ${provisional ? `<p class="muted" id="provisional-hint">${esc(t('ratings.provisional_hint'))}</p>` : ''}
           ${p.player.is_cpu ? `<p class="muted">${esc(t('ratings.anchor_hint'))}</p>` : ''}`
           : `<p class="muted">${esc(t('ratings.no_games'))}</p>`}
+        <section id="profile-games" class="profile-games" hidden></section>
         ${this.chartsHtml(ratings)}
         <h2>${esc(t('ratings.history'))}</h2>
         ${history.length ? `<table id="profile-history" class="ratings"><thead><tr><th>${esc(t('ratings.when'))}</th><th>${esc(t('ratings.pool'))}</th><th>${esc(t('ratings.change'))}</th><th>${esc(t('ratings.game'))}</th></tr></thead>
           <tbody>${history.map((h) => `<tr data-game="${esc(h.game_id)}"><td>${esc(fmtTime(h.at))}</td><td>${esc(t(`pool.${h.pool}`))}</td>
-            <td class="rating-change">${esc(changeText(h))}</td><td><a href="${gameLink(h.game_id)}">${esc(h.game_id)}</a></td></tr>`).join('')}</tbody></table>`
+            <td class="rating-change">${esc(changeText(h))}</td><td><a href="${replayLink(h.game_id)}">${esc(h.game_id)}</a></td></tr>`).join('')}</tbody></table>`
           : `<p class="muted">${esc(t('ratings.no_games'))}</p>`}`;
     }
     this.root.innerHTML = `<section class="card" id="profile-page">${body}
       <p><a href="/?leaderboard">${esc(t('ratings.leaderboard'))}</a> · <a href="/">${esc(t('room.back'))}</a></p></section>`;
+    const games = this.root.querySelector('#profile-games');
+    if (games) this.games.mount(games);
   }
 }
 

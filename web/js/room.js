@@ -9,7 +9,7 @@ import { RoomConnection } from './conn.js';
 import { Board } from './board.js';
 import { SEATS, parseFen4 } from './games.js';
 import { esc, errorText, setHtml } from './util.js';
-import { throwsFromSeed } from './dice-verify.js';
+import { checkDice } from './dice-verify.js';
 import { HostPanel } from './host.js';
 import { joinRoom } from './player.js';
 import { RoomState, piecesOf, lastMoveOf } from './room-state.js';
@@ -23,6 +23,7 @@ import { renderDice } from './dice.js';
 import { renderClock, renderActions, renderPromotion } from './turn.js';
 import { renderGameOver } from './gameover.js';
 import { renderLog } from './event-log.js';
+import { GameList } from './game-list.js';
 
 export class RoomPage {
   /** @param {HTMLElement} root @param {HTMLElement} banner @param {string} id */
@@ -47,6 +48,7 @@ export class RoomPage {
     this.sounds = new Sounds();
     this.tenSeconds = null; // the turn whose last ten seconds were announced
     this.tick = setInterval(() => this.onTick(), 250);
+    this.finished = new GameList('room', id); // the room's finished games, each with its replay
     this.listen();
   }
 
@@ -163,6 +165,7 @@ export class RoomPage {
         this.sounds.play('end');
       }
       if (ev.e === 'acted') this.onActed(ev);
+      if (ev.e === 'rated') this.finished.load(false); // the game is recorded: the list has it
       if (this.input.selected && !s.myTurn()) this.input.selected = null;
     }
     if (!myTurnBefore && s.myTurn()) this.sounds.play('turn');
@@ -301,24 +304,8 @@ export class RoomPage {
 
   async verifySeed() {
     const g = this.state.game;
-    const bytes = new Uint8Array(g.dice_seed.match(/../g).map((h) => parseInt(h, 16)));
-    let hex = '';
-    try {
-      const digest = await crypto.subtle.digest('SHA-256', bytes);
-      hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-    } catch {
-      this.verify = t('verify.unavailable');
-      return this.render();
-    }
-    if (hex !== g.dice_commit) {
-      this.verify = t('verify.bad');
-      return this.render();
-    }
-    // Recompute every throw of the game from the seed and compare with the throws the room made.
-    const [lo, hi] = (g.options && g.options.dice) === 'long' ? [2, 5] : [1, 6];
-    const again = throwsFromSeed(g.dice_seed, lo, hi, g.rolls.length);
-    const same = again.every((d, i) => d[0] === g.rolls[i][0] && d[1] === g.rolls[i][1]);
-    this.verify = same ? t('verify.ok', { n: g.rolls.length }) : t('verify.throws_differ');
+    const { key, params } = await checkDice(g.dice_seed, g.dice_commit, g.options && g.options.dice, g.rolls);
+    this.verify = t(key, params);
     this.render();
   }
 
@@ -338,6 +325,7 @@ export class RoomPage {
         if (this.state.game !== g) return;
         g.record = g.record || id;
         if (!g.ratings && rec && Array.isArray(rec.rating_changes) && rec.rating_changes.length) g.ratings = rec.rating_changes;
+        this.finished.load(false);
         this.render();
         return;
       } catch (e) {
@@ -472,6 +460,7 @@ export class RoomPage {
             <div id="dice" class="dice"></div>
             <div id="actions" class="actions"></div>
             <div id="gameover" class="gameover"></div>
+            <section id="room-games" class="room-games" hidden></section>
             <section id="host-panel" class="card host-panel" hidden></section>
             <div class="tabs" role="tablist">
               <button type="button" role="tab" data-do="tab" data-tab="moves" id="tab-moves">${esc(t('moves.title'))}</button>
@@ -493,6 +482,7 @@ export class RoomPage {
         </div>
       </section>`;
     this.board = new Board(this.el('board-host'), { onSquare: (sq) => this.onSquare(sq) });
+    this.finished.mount(this.el('room-games'));
     this.hostPanel = new HostPanel(this.el('host-panel'), {
       id: this.id, info: () => this.state.info, onInfo: (info) => this.onInfo(info),
     });

@@ -332,6 +332,75 @@ pub struct FinishedGameBody {
     pub unrated_reason: Option<String>,
 }
 
+/// One seat of a game in a list: who held it and where they finished.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GameListSeat {
+    #[schema(value_type = String, example = "red")]
+    pub seat: crate::Seat,
+    /// The name the seat played under (a CPU's name, e.g. `CPU (medium)`).
+    pub name: String,
+    /// The player's id (a human's identity, or a fixed CPU identity); absent for a guest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_id: Option<String>,
+    /// 1 = first; partners of four-player chess Teams share their place.
+    pub place: u8,
+    pub points: i64,
+}
+
+/// One finished game in a list (`GET /rooms/{id}/games`, `GET /players/{id}/games`). Its replay is
+/// the page `/?game={game_id}`, its record `GET /games/{game_id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GameListEntry {
+    pub game_id: String,
+    pub room: String,
+    pub game_no: u32,
+    pub game: GameKind,
+    #[schema(value_type = String, example = "chaturaji")]
+    pub pool: rating::Pool,
+    /// Why the game moved no rating (`casual`, `guest`, `same_identity`, `too_short`); absent for
+    /// a rated game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrated_reason: Option<String>,
+    /// Unix milliseconds.
+    pub finished_at: i64,
+    /// Red, Blue, Yellow, Green.
+    pub seats: Vec<GameListSeat>,
+    /// The seats placed first (both partners of a winning team; every seat of a drawn one).
+    #[schema(value_type = Vec<String>)]
+    pub winners: Vec<crate::Seat>,
+    /// `GET /players/{id}/games` only: that player's rating change in this game, when it moved it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<GameListRating>,
+}
+
+/// A player's rating before and after one game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GameListRating {
+    pub before: RatingValue,
+    pub after: RatingValue,
+}
+
+/// `GET /rooms/{id}/games`: a page of the room's finished games, the latest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RoomGames {
+    pub room: String,
+    pub games: Vec<GameListEntry>,
+    /// The next (older) page's `cursor`; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// `GET /players/{id}/games`: a page of the finished games the player held a seat in, newest
+/// first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PlayerGames {
+    pub player_id: String,
+    pub games: Vec<GameListEntry>,
+    /// The next (older) page's `cursor`; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
 /// `GET /readyz`: 200 with `ready: true` when the database answers and the action log writes
 /// straight to it; 503 with `ready: false` and the reason otherwise (e.g. during a database outage,
 /// while accepted actions wait in the local spool).

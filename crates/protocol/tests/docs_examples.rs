@@ -100,6 +100,8 @@ fn every_docs_example_parses_into_the_protocol_types() {
             "rest:RatingHistory" => round_trip::<RatingHistory>(tag, text),
             "rest:FinishedGameBody" => round_trip::<FinishedGameBody>(tag, text),
             "rest:GamePositions" => round_trip::<GamePositions>(tag, text),
+            "rest:RoomGames" => round_trip::<RoomGames>(tag, text),
+            "rest:PlayerGames" => round_trip::<PlayerGames>(tag, text),
             other => panic!("unknown example tag `{other}`"),
         }
         if tag.starts_with("rest:") {

@@ -7,7 +7,7 @@ use protocol::{GameKind, PositionStep, Seat};
 use serde_json::Value;
 
 use crate::game::TableGame;
-use crate::record::RecordedAction;
+use crate::record::{GameRecordDoc, RecordedAction};
 
 /// The log of the room's current (or just finished) game.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +19,21 @@ pub struct GameLog {
     pub first: Seat,
     /// Every applied action in order, with its seat and author.
     pub actions: Vec<RecordedAction>,
+}
+
+impl GameLog {
+    /// A finished game's log, from its stored record: every record this server ever wrote carries
+    /// the house rules, the first seat and every action, so games recorded before the replay
+    /// viewer existed replay as well.
+    pub fn of_record(doc: &GameRecordDoc) -> GameLog {
+        GameLog {
+            game_no: doc.game_no,
+            kind: doc.game,
+            options: doc.options.clone(),
+            first: doc.first,
+            actions: doc.actions.clone(),
+        }
+    }
 }
 
 /// What a replay gives: the public state before the first action and the steps asked for.

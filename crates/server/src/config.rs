@@ -110,6 +110,10 @@ pub struct LimitsSection {
     pub max_open_lobbies_per_client: usize,
     pub rooms_page_default: usize,
     pub rooms_page_max: usize,
+    /// Games per `GET /rooms/{id}/games` and `GET /players/{id}/games` page: the default and the
+    /// most a `limit` may ask.
+    pub games_page_default: usize,
+    pub games_page_max: usize,
     pub max_connections_per_ip: usize,
     pub probe_reserve: usize,
 }

@@ -28,7 +28,10 @@ use crate::{records, rest};
         records::player,
         records::history,
         records::game,
-        records::pgn4
+        records::pgn4,
+        records::game_positions,
+        records::room_games,
+        records::player_games
     )
 )]
 pub struct ApiDoc;

@@ -1,5 +1,6 @@
-//! The read side of the store over REST: leaderboards, player profiles, finished games' records and
-//! their PGN4 export. Everything here is public and read-only.
+//! The read side of the store over REST: leaderboards, player profiles, finished games' records,
+//! their PGN4 export and their replay, and the lists of a room's and a player's finished games.
+//! Everything here is public and read-only.
 
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
@@ -7,8 +8,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use protocol::{
-    ErrorCode, FinishedGameBody, GameKind, GameRatingChange, Leaderboard, LeaderboardRow,
-    PlayerInfo, PlayerProfile, PoolRatingInfo, RatingHistory, RatingHistoryEntry, RatingValue,
+    ErrorCode, FinishedGameBody, GameKind, GameListEntry, GameListRating, GameListSeat,
+    GameRatingChange, Leaderboard, LeaderboardRow, PlayerGames, PlayerInfo, PlayerProfile,
+    PoolRatingInfo, RatingHistory, RatingHistoryEntry, RatingValue, RoomGames,
 };
 use rating::Pool;
 use room::game::TableGame;
@@ -353,4 +355,230 @@ pub async fn pgn4(
         rules::fourchess::export_pgn4(&game),
     )
         .into_response())
+}
+
+/// A finished game action by action, each with what it did and the public state after it,
+/// replayed on the server through the rules from the stored record (what the replay page
+/// `/?game={id}` shows). Paged like `GET /rooms/{id}/positions`.
+#[utoipa::path(get, path = "/games/{id}/positions", params(("id" = String, Path), crate::rest::PositionsParams),
+    responses((status = 200, body = protocol::GamePositions), (status = 400, body = protocol::ApiError),
+              (status = 404, body = protocol::ApiError), (status = 500, body = protocol::ApiError)))]
+pub async fn game_positions(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    params: Result<Query<crate::rest::PositionsParams>, QueryRejection>,
+) -> Result<Json<protocol::GamePositions>, ApiError> {
+    let (from, limit) = crate::rest::positions_page(params)?;
+    let stored = load_game(&state, &id).await?;
+    let doc: GameRecordDoc = serde_json::from_value(stored.game.record).map_err(|e| {
+        tracing::error!(game = %id, error = %e, "a stored record does not read");
+        ApiError::new(
+            ErrorCode::BadRecord,
+            format!("the stored record of `{id}` does not read: {e}"),
+        )
+    })?;
+    let log = room::replay::GameLog::of_record(&doc);
+    Ok(Json(
+        crate::rest::replay_page(doc.room, log, from, limit).await?,
+    ))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GamesParams {
+    /// Games per page: `limits.games_page_default` (20) when absent, at most
+    /// `limits.games_page_max` (100).
+    limit: Option<usize>,
+    /// The previous page's `next_cursor`; absent for the newest games.
+    cursor: Option<String>,
+}
+
+fn games_limit(state: &AppState, limit: Option<usize>) -> Result<usize, ApiError> {
+    let limits = &state.config.limits;
+    let limit = limit.unwrap_or(limits.games_page_default);
+    if limit == 0 || limit > limits.games_page_max {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("limit must be 1 to {}, got {limit}", limits.games_page_max),
+        ));
+    }
+    Ok(limit)
+}
+
+fn bad_cursor(cursor: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::BadRequest,
+        format!("`{cursor}` is not a cursor of this list (pass a page's `next_cursor`)"),
+    )
+}
+
+/// The parts of a stored record's seat and of a standing that a list shows; anything else the
+/// record holds is not read.
+#[derive(Deserialize)]
+struct ListedSeat {
+    seat: protocol::Seat,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    player_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ListedStanding {
+    seat: protocol::Seat,
+    place: u8,
+    #[serde(default)]
+    points: i64,
+}
+
+fn list_entry(g: store::GameSummary) -> Result<GameListEntry, ApiError> {
+    let bad = |e: serde_json::Error| {
+        tracing::error!(game = %g.id, error = %e, "a stored game does not list");
+        ApiError::new(
+            ErrorCode::BadRecord,
+            format!("the stored game `{}` does not read: {e}", g.id),
+        )
+    };
+    let seats: Vec<ListedSeat> = serde_json::from_value(g.seats.clone()).map_err(bad)?;
+    let standings: Vec<ListedStanding> =
+        serde_json::from_value(g.standings.clone()).map_err(bad)?;
+    let standing = |seat| standings.iter().find(|s| s.seat == seat);
+    Ok(GameListEntry {
+        game: match g.pool {
+            Pool::Chaturaji => GameKind::Chaturaji,
+            Pool::FourchessTeams | Pool::FourchessFfa => GameKind::Fourchess,
+        },
+        seats: seats
+            .into_iter()
+            .map(|s| GameListSeat {
+                place: standing(s.seat).map_or(0, |x| x.place),
+                points: standing(s.seat).map_or(0, |x| x.points),
+                seat: s.seat,
+                name: s.name,
+                player_id: s.player_id,
+            })
+            .collect(),
+        winners: standings
+            .iter()
+            .filter(|s| s.place == 1)
+            .map(|s| s.seat)
+            .collect(),
+        rating: g.rating.map(|(before, after)| GameListRating {
+            before: RatingValue::from(before),
+            after: RatingValue::from(after),
+        }),
+        unrated_reason: g.unrated.map(|r| r.as_str().to_owned()),
+        game_id: g.id,
+        room: g.room_id,
+        game_no: g.game_no.max(0) as u32,
+        pool: g.pool,
+        finished_at: g.finished_at,
+    })
+}
+
+/// `rows` were read with one more than `limit`: the extra row says a next page exists.
+fn more<T>(rows: &mut Vec<T>, limit: usize) -> bool {
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    more
+}
+
+/// A room's finished games, the latest first: game number, when, who sat where, the standings and
+/// the winners, each with its replay (`/?game={game_id}`).
+#[utoipa::path(get, path = "/rooms/{id}/games", params(("id" = String, Path), GamesParams),
+    responses((status = 200, body = RoomGames), (status = 400, body = protocol::ApiError),
+              (status = 404, body = protocol::ApiError)))]
+pub async fn room_games(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    params: Result<Query<GamesParams>, QueryRejection>,
+) -> Result<Json<RoomGames>, ApiError> {
+    let params = query(params)?;
+    let limit = games_limit(&state, params.limit)?;
+    let before = match &params.cursor {
+        None => None,
+        Some(c) => Some(c.parse::<i32>().map_err(|_| bad_cursor(c))?),
+    };
+    if state.store.room(&id).await.map_err(store_error)?.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::UnknownRoom,
+            format!("no room `{id}`"),
+        ));
+    }
+    let mut rows = state
+        .store
+        .room_games(
+            &id,
+            store::RoomGamesQuery {
+                before,
+                limit: limit as i64 + 1,
+            },
+        )
+        .await
+        .map_err(store_error)?;
+    let next_cursor = more(&mut rows, limit)
+        .then(|| rows.last().map(|g| g.game_no.to_string()))
+        .flatten();
+    Ok(Json(RoomGames {
+        room: id,
+        games: rows.into_iter().map(list_entry).collect::<Result<_, _>>()?,
+        next_cursor,
+    }))
+}
+
+/// The finished games a player held a seat in, newest first, with their rating change in each
+/// rated one: what the profile lists, each linking to its replay (`/?game={game_id}`).
+#[utoipa::path(get, path = "/players/{id}/games", params(("id" = String, Path), GamesParams),
+    responses((status = 200, body = PlayerGames), (status = 400, body = protocol::ApiError),
+              (status = 404, body = protocol::ApiError)))]
+pub async fn player_games(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    params: Result<Query<GamesParams>, QueryRejection>,
+) -> Result<Json<PlayerGames>, ApiError> {
+    let params = query(params)?;
+    let limit = games_limit(&state, params.limit)?;
+    // `{finished_at}:{game id}` of the previous page's last game.
+    let before = match &params.cursor {
+        None => None,
+        Some(c) => {
+            let (at, game) = c.split_once(':').ok_or_else(|| bad_cursor(c))?;
+            let at = at.parse::<i64>().map_err(|_| bad_cursor(c))?;
+            if game.is_empty() {
+                return Err(bad_cursor(c));
+            }
+            Some((at, game.to_owned()))
+        }
+    };
+    if state
+        .store
+        .player(&id)
+        .await
+        .map_err(store_error)?
+        .is_none()
+    {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("no player `{id}`"),
+        ));
+    }
+    let mut rows = state
+        .store
+        .player_games(
+            &id,
+            store::PlayerGamesQuery {
+                before,
+                limit: limit as i64 + 1,
+            },
+        )
+        .await
+        .map_err(store_error)?;
+    let next_cursor = more(&mut rows, limit)
+        .then(|| rows.last().map(|g| format!("{}:{}", g.finished_at, g.id)))
+        .flatten();
+    Ok(Json(PlayerGames {
+        player_id: id,
+        games: rows.into_iter().map(list_entry).collect::<Result<_, _>>()?,
+        next_cursor,
+    }))
 }

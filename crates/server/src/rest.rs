@@ -513,8 +513,8 @@ pub async fn rematch(
     Ok(Json(handle.start(host, true).await?))
 }
 
-/// Actions a `GET /rooms/{id}/positions` page may hold at most.
-const MAX_POSITIONS: usize = 1000;
+/// Actions a `GET /rooms/{id}/positions` (or `GET /games/{id}/positions`) page may hold at most.
+pub(crate) const MAX_POSITIONS: usize = 1000;
 
 #[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -536,6 +536,19 @@ pub async fn positions(
     OriginalUri(uri): OriginalUri,
     params: Result<Query<PositionsParams>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<protocol::GamePositions> {
+    let (from, limit) = positions_page(params)?;
+    let log = room(&state, &id, &uri)
+        .await?
+        .game_log()
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NoGame, "no game has started in this room"))?;
+    Ok(Json(replay_page(id, log, from, limit).await?))
+}
+
+/// A positions page's `from` and `limit`, checked.
+pub(crate) fn positions_page(
+    params: Result<Query<PositionsParams>, axum::extract::rejection::QueryRejection>,
+) -> Result<(u64, usize), ApiError> {
     let Query(params) = params.map_err(|e| ApiError::new(ErrorCode::BadRequest, e.body_text()))?;
     let limit = params.limit.unwrap_or(MAX_POSITIONS);
     if !(1..=MAX_POSITIONS).contains(&limit) {
@@ -544,12 +557,16 @@ pub async fn positions(
             format!("limit must be from 1 to {MAX_POSITIONS}, got {limit}"),
         ));
     }
-    let from = params.from.unwrap_or(0);
-    let log = room(&state, &id, &uri)
-        .await?
-        .game_log()
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::NoGame, "no game has started in this room"))?;
+    Ok((params.from.unwrap_or(0), limit))
+}
+
+/// Replays `log` through the rules and answers its steps `from .. from + limit`.
+pub(crate) async fn replay_page(
+    room: String,
+    log: room::replay::GameLog,
+    from: u64,
+    limit: usize,
+) -> Result<protocol::GamePositions, ApiError> {
     // A few hundred actions through the rules: off the async threads all the same.
     let (game_no, game, first, total) =
         (log.game_no, log.kind, log.first, log.actions.len() as u64);
@@ -557,16 +574,16 @@ pub async fn positions(
         .await
         .map_err(|e| ApiError::new(ErrorCode::Unavailable, format!("replay failed: {e}")))?
         .map_err(|e| {
-            tracing::error!(room = %id, error = %e, "the room's log does not replay");
+            tracing::error!(%room, game_no, error = %e, "a game's log does not replay");
             ApiError::new(ErrorCode::BadRecord, e)
         })?;
-    Ok(Json(protocol::GamePositions {
-        room: id,
+    Ok(protocol::GamePositions {
+        room,
         game_no,
         game,
         first,
         start: replayed.start,
         total,
         steps: replayed.steps,
-    }))
+    })
 }

@@ -145,6 +145,8 @@ impl Config {
         );
         positive("limits.rooms_page_default", l.rooms_page_default as u64);
         positive("limits.rooms_page_max", l.rooms_page_max as u64);
+        positive("limits.games_page_default", l.games_page_default as u64);
+        positive("limits.games_page_max", l.games_page_max as u64);
         positive(
             "limits.max_connections_per_ip",
             l.max_connections_per_ip as u64,
@@ -187,6 +189,12 @@ impl Config {
             problems.push(format!(
                 "limits.rooms_page_default ({}) must not exceed limits.rooms_page_max ({})",
                 l.rooms_page_default, l.rooms_page_max
+            ));
+        }
+        if l.games_page_default > l.games_page_max {
+            problems.push(format!(
+                "limits.games_page_default ({}) must not exceed limits.games_page_max ({})",
+                l.games_page_default, l.games_page_max
             ));
         }
         if t.ping_interval_ms > 0 && t.idle_timeout_ms <= t.ping_interval_ms {

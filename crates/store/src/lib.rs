@@ -202,4 +202,19 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
         player_id: &str,
         history_limit: i64,
     ) -> Result<Option<Profile>, StoreError>;
+
+    /// A page of a room's finished games, highest game number first.
+    async fn room_games(
+        &self,
+        room_id: &str,
+        query: RoomGamesQuery,
+    ) -> Result<Vec<GameSummary>, StoreError>;
+
+    /// A page of the finished games a player held a seat in, newest first, each with the player's
+    /// rating change.
+    async fn player_games(
+        &self,
+        player_id: &str,
+        query: PlayerGamesQuery,
+    ) -> Result<Vec<GameSummary>, StoreError>;
 }

@@ -347,3 +347,39 @@ pub struct Profile {
     pub ratings: Vec<PoolRating>,
     pub history: Vec<HistoryEntry>,
 }
+
+/// One finished game as a list shows it (a room's games, a player's recent games): who sat where,
+/// the standings and when, without the record's actions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameSummary {
+    pub id: String,
+    pub room_id: String,
+    pub game_no: i32,
+    pub pool: Pool,
+    pub unrated: Option<UnratedReason>,
+    /// The record's `seats` as stored (Red, Blue, Yellow, Green: name, player id, CPU level), read
+    /// out of the record by the database so the actions never cross the wire.
+    pub seats: Value,
+    /// The rules' standings (seat, place, points), as stored beside the record.
+    pub standings: Value,
+    pub finished_at: Millis,
+    /// A player's list only: that player's rating change in this game, if it was rated for them.
+    pub rating: Option<(Rating, Rating)>,
+}
+
+/// A page of one room's finished games, newest (highest game number) first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoomGamesQuery {
+    /// Only games numbered below this one (the previous page's last); `None` from the newest.
+    pub before: Option<i32>,
+    pub limit: i64,
+}
+
+/// A page of one player's finished games, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerGamesQuery {
+    /// Only games finished before this `(finished_at, id)` (the previous page's last); `None`
+    /// from the newest.
+    pub before: Option<(Millis, String)>,
+    pub limit: i64,
+}

@@ -21,10 +21,11 @@ use crate::model::now_millis;
 use crate::rated::{rated_players, rating_changes};
 use crate::secret::{clean_display_name, hash_secret, new_player_id, new_secret, secret_matches};
 use crate::{
-    AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, HistoryEntry, HistoryQuery,
-    LeaderboardQuery, LeaderboardRow, LogEntry, NewPlayer, NewRoom, OpenOptions, Player,
-    PoolRating, Profile, RatingChange, Recorded, Room, RoomState, SeatPlayer, SqliteSync, Store,
-    StoreError, UnfinishedRoom, UnratedReason,
+    AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, GameSummary, HistoryEntry,
+    HistoryQuery, LeaderboardQuery, LeaderboardRow, LogEntry, Millis, NewPlayer, NewRoom,
+    OpenOptions, Player, PlayerGamesQuery, PoolRating, Profile, RatingChange, Recorded, Room,
+    RoomGamesQuery, RoomState, SeatPlayer, SqliteSync, Store, StoreError, UnfinishedRoom,
+    UnratedReason,
 };
 
 /// Rows per multi-row INSERT: 6 parameters each stays far below SQLite's 32,766 and PostgreSQL's
@@ -129,7 +130,7 @@ fn not_found(what: &'static str, id: &str) -> StoreError {
 }
 
 macro_rules! impl_store {
-    ($store:ty, $db:ty, $backend:expr, $for_update:literal) => {
+    ($store:ty, $db:ty, $backend:expr, $for_update:literal, $record_seats:literal) => {
         impl $store {
             fn player_from_row(row: &<$db as sqlx::Database>::Row) -> Result<Player, StoreError> {
                 Ok(Player {
@@ -176,6 +177,48 @@ macro_rules! impl_store {
                     before: Self::rating_from_row(row, "mu_before", "sigma_before")?,
                     after: Self::rating_from_row(row, "mu_after", "sigma_after")?,
                     at: row.try_get("at")?,
+                })
+            }
+
+            fn unrated_from_row(
+                row: &<$db as sqlx::Database>::Row,
+                id: &str,
+            ) -> Result<Option<UnratedReason>, StoreError> {
+                Ok(match row.try_get::<Option<String>, _>("unrated_reason")? {
+                    None if row.try_get::<bool, _>("rated")? => None,
+                    // Written by a version before the reasons: a casual room's game.
+                    None => Some(UnratedReason::Casual),
+                    Some(reason) => Some(UnratedReason::parse(&reason).ok_or_else(|| {
+                        corrupt(format!("game {id}: unrated reason `{reason}`"))
+                    })?),
+                })
+            }
+
+            fn summary_from_row(
+                row: &<$db as sqlx::Database>::Row,
+            ) -> Result<GameSummary, StoreError> {
+                let id: String = row.try_get("id")?;
+                let pool: String = row.try_get("pool")?;
+                let rating = match row.try_get::<Option<f64>, _>("mu_before")? {
+                    None => None,
+                    Some(_) => Some((
+                        Self::rating_from_row(row, "mu_before", "sigma_before")?,
+                        Self::rating_from_row(row, "mu_after", "sigma_after")?,
+                    )),
+                };
+                Ok(GameSummary {
+                    unrated: Self::unrated_from_row(row, &id)?,
+                    room_id: row.try_get("room_id")?,
+                    game_no: row.try_get("game_no")?,
+                    pool: parse_pool(&pool)?,
+                    seats: row
+                        .try_get::<Option<Json<Value>>, _>("seats")?
+                        .map(|j| j.0)
+                        .ok_or_else(|| corrupt(format!("game {id}: the record has no seats")))?,
+                    standings: row.try_get::<Json<Value>, _>("standings")?.0,
+                    finished_at: row.try_get("finished_at")?,
+                    rating,
+                    id,
                 })
             }
 
@@ -651,14 +694,7 @@ macro_rules! impl_store {
                     room_id: row.try_get("room_id")?,
                     game_no: row.try_get("game_no")?,
                     pool: parse_pool(&pool)?,
-                    unrated: match row.try_get::<Option<String>, _>("unrated_reason")? {
-                        None if row.try_get::<bool, _>("rated")? => None,
-                        // Written by a version before the reasons: a casual room's game.
-                        None => Some(UnratedReason::Casual),
-                        Some(reason) => Some(UnratedReason::parse(&reason).ok_or_else(|| {
-                            corrupt(format!("game {id}: unrated reason `{reason}`"))
-                        })?),
-                    },
+                    unrated: Self::unrated_from_row(&row, id)?,
                     options: row.try_get::<Json<Value>, _>("options")?.0,
                     first_seat: parse_seat(&first_seat)?,
                     dice_commit: row.try_get("dice_commit")?,
@@ -822,9 +858,74 @@ macro_rules! impl_store {
                     history,
                 }))
             }
+
+            async fn room_games(
+                &self,
+                room_id: &str,
+                query: RoomGamesQuery,
+            ) -> Result<Vec<GameSummary>, StoreError> {
+                let rows = sqlx::query(concat!(
+                    "SELECT g.id, g.room_id, g.game_no, g.pool, g.rated, g.unrated_reason, \
+                     g.standings, g.finished_at, ",
+                    $record_seats,
+                    " AS seats, CAST(NULL AS DOUBLE PRECISION) AS mu_before, \
+                     CAST(NULL AS DOUBLE PRECISION) AS sigma_before, \
+                     CAST(NULL AS DOUBLE PRECISION) AS mu_after, \
+                     CAST(NULL AS DOUBLE PRECISION) AS sigma_after \
+                     FROM games g WHERE g.room_id = $1 AND g.game_no < $2 \
+                     ORDER BY g.game_no DESC LIMIT $3"
+                ))
+                .bind(room_id)
+                .bind(query.before.unwrap_or(i32::MAX))
+                .bind(query.limit.max(0))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(Self::summary_from_row).collect()
+            }
+
+            async fn player_games(
+                &self,
+                player_id: &str,
+                query: PlayerGamesQuery,
+            ) -> Result<Vec<GameSummary>, StoreError> {
+                let (at, id) = query.before.unwrap_or((Millis::MAX, String::new()));
+                let rows = sqlx::query(concat!(
+                    "SELECT g.id, g.room_id, g.game_no, g.pool, g.rated, g.unrated_reason, \
+                     g.standings, g.finished_at, ",
+                    $record_seats,
+                    " AS seats, h.mu_before, h.sigma_before, h.mu_after, h.sigma_after \
+                     FROM games g LEFT JOIN rating_history h \
+                       ON h.game_id = g.id AND h.player_id = $1 \
+                     WHERE EXISTS (SELECT 1 FROM game_seats s \
+                                   WHERE s.game_id = g.id AND s.player_id = $1) \
+                       AND (g.finished_at < $2 OR (g.finished_at = $2 AND g.id < $3)) \
+                     ORDER BY g.finished_at DESC, g.id DESC LIMIT $4"
+                ))
+                .bind(player_id)
+                .bind(at)
+                .bind(id)
+                .bind(query.limit.max(0))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(Self::summary_from_row).collect()
+            }
         }
     };
 }
 
-impl_store!(SqliteStore, Sqlite, Backend::Sqlite, "");
-impl_store!(PgStore, Postgres, Backend::Postgres, " FOR UPDATE");
+// The record's `seats`, taken out of the stored record by the database (a list needs them, not the
+// actions): the only JSON function the two backends spell differently.
+impl_store!(
+    SqliteStore,
+    Sqlite,
+    Backend::Sqlite,
+    "",
+    "json_extract(g.record, '$.seats')"
+);
+impl_store!(
+    PgStore,
+    Postgres,
+    Backend::Postgres,
+    " FOR UPDATE",
+    "g.record->'seats'"
+);

@@ -10,8 +10,8 @@ use rules::Seat;
 use serde_json::json;
 use store::{
     AppendError, AppendOutcome, Durable, EntryKind, FinishedGame, HistoryQuery, LeaderboardQuery,
-    LogEntry, LogWriter, NewRoom, Recorded, RoomState, SeatPlayer, Store, StoreError,
-    UnratedReason, WriterConfig,
+    LogEntry, LogWriter, NewRoom, PlayerGamesQuery, Recorded, RoomGamesQuery, RoomState,
+    SeatPlayer, Store, StoreError, UnratedReason, WriterConfig,
 };
 
 for_both_backends!(
@@ -32,6 +32,8 @@ for_both_backends!(
     profile_lists_ratings_and_history_newest_first,
     rating_history_pages_one_pool_newest_first,
     game_record_reads_back_exactly,
+    room_games_page_newest_first_with_seats_and_standings,
+    player_games_page_newest_first_with_the_players_rating_change,
     writer_group_commits_many_concurrent_rooms,
     writer_reports_seq_conflicts_and_accepts_retries,
     writer_refuses_only_the_bad_entry_of_a_batch,
@@ -930,6 +932,237 @@ async fn game_record_reads_back_exactly(store: Arc<dyn Store>) {
     assert_eq!(record.game, game);
     assert_eq!(record.rating_changes, rating_changes);
     assert_eq!(store.game("nope").await.unwrap(), None);
+}
+
+/// A finished game whose record carries its seats (names, ids) as the room writes them.
+fn with_seats(mut game: FinishedGame, names: [&str; 4]) -> FinishedGame {
+    let seats: Vec<_> = Seat::ALL
+        .iter()
+        .zip(names)
+        .zip(&game.seats)
+        .map(|((s, name), p)| json!({"seat": s.name(), "name": name, "player_id": p.player_id}))
+        .collect();
+    game.record["seats"] = json!(seats);
+    game
+}
+
+async fn room_games_page_newest_first_with_seats_and_standings(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    store.create_room(&room("r2")).await.unwrap();
+    let seats = || [seat(&p[0]), seat(&p[1]), seat(&p[2]), seat("cpu:easy")];
+    for n in 1..=3 {
+        let mut game = finished(
+            &format!("r1-{n}"),
+            "r1",
+            n,
+            Pool::Chaturaji,
+            seats(),
+            GameResult::Places([1, 2, 3, 4]),
+            1_000 + i64::from(n),
+        );
+        if n == 2 {
+            game.unrated = Some(UnratedReason::Casual);
+        }
+        store
+            .record_game(&with_seats(game, ["Ann", "Bob", "Cy", "CPU (easy)"]))
+            .await
+            .unwrap();
+    }
+    let other = finished(
+        "r2-1",
+        "r2",
+        1,
+        Pool::Chaturaji,
+        seats(),
+        GameResult::Places([1, 2, 3, 4]),
+        5,
+    );
+    store
+        .record_game(&with_seats(other, ["a", "b", "c", "d"]))
+        .await
+        .unwrap();
+
+    let all = store
+        .room_games(
+            "r1",
+            RoomGamesQuery {
+                before: None,
+                limit: 10,
+            },
+        )
+        .await
+        .unwrap();
+    let ids: Vec<&str> = all.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(ids, ["r1-3", "r1-2", "r1-1"]);
+    assert_eq!(all[0].game_no, 3);
+    assert_eq!(all[0].room_id, "r1");
+    assert_eq!(all[0].pool, Pool::Chaturaji);
+    assert_eq!(all[0].finished_at, 1_003);
+    assert_eq!(all[0].seats[0]["name"], "Ann");
+    assert_eq!(all[0].seats[3]["player_id"], "cpu:easy");
+    assert_eq!(
+        all[0].standings,
+        json!([{"seat": "red", "place": 1, "points": 30}])
+    );
+    assert_eq!(all[0].unrated, None);
+    assert_eq!(all[1].unrated, Some(UnratedReason::Casual));
+    assert!(all.iter().all(|g| g.rating.is_none()));
+    // The next page starts below the previous page's last game number.
+    let page = store
+        .room_games(
+            "r1",
+            RoomGamesQuery {
+                before: Some(3),
+                limit: 1,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(page, all[1..2]);
+    assert!(
+        store
+            .room_games(
+                "r1",
+                RoomGamesQuery {
+                    before: Some(1),
+                    limit: 10
+                }
+            )
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .room_games(
+                "nope",
+                RoomGamesQuery {
+                    before: None,
+                    limit: 10
+                }
+            )
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+async fn player_games_page_newest_first_with_the_players_rating_change(store: Arc<dyn Store>) {
+    let p = four_humans(&store).await;
+    store.create_room(&room("r1")).await.unwrap();
+    // Two games finish at the same millisecond: the id orders them, and a page boundary between
+    // them loses neither.
+    let plan = [
+        ("r1-1", 1, 100, [&p[0], &p[1], &p[2], &p[3]], None),
+        (
+            "r1-2",
+            2,
+            200,
+            [&p[1], &p[0], &p[2], &p[3]],
+            Some(UnratedReason::Casual),
+        ),
+        ("r1-3", 3, 200, [&p[0], &p[1], &p[2], &p[3]], None),
+        (
+            "r1-4",
+            4,
+            300,
+            [&p[1], &p[2], &p[3], &p[2]],
+            Some(UnratedReason::SameIdentity),
+        ),
+    ];
+    let mut changes = std::collections::HashMap::new();
+    for (id, n, at, players, unrated) in plan {
+        let mut game = finished(
+            id,
+            "r1",
+            n,
+            Pool::FourchessFfa,
+            players.map(|x| seat(x)),
+            GameResult::Places([1, 2, 3, 4]),
+            at,
+        );
+        game.unrated = unrated;
+        let written = store
+            .record_game(&with_seats(game, ["w", "x", "y", "z"]))
+            .await
+            .unwrap();
+        if let Recorded::Written { rating_changes } = written {
+            changes.insert(id, rating_changes);
+        }
+    }
+    let ann = &p[0];
+    let all = store
+        .player_games(
+            ann,
+            PlayerGamesQuery {
+                before: None,
+                limit: 10,
+            },
+        )
+        .await
+        .unwrap();
+    let ids: Vec<&str> = all.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["r1-3", "r1-2", "r1-1"],
+        "Ann's games only, newest first"
+    );
+    let mine = |id: &str| {
+        changes[id]
+            .iter()
+            .find(|c| &c.player_id == ann)
+            .map(|c| (c.before, c.after))
+    };
+    assert_eq!(all[0].rating, mine("r1-3"));
+    assert!(all[0].rating.is_some());
+    assert_eq!(all[1].rating, None, "a casual game moves no rating");
+    assert_eq!(all[2].rating, mine("r1-1"));
+    assert_eq!(all[0].seats[1]["name"], "x");
+    // Page by page, one game each: the same games in the same order.
+    let mut paged = Vec::new();
+    let mut before = None;
+    loop {
+        let page = store
+            .player_games(
+                ann,
+                PlayerGamesQuery {
+                    before: before.clone(),
+                    limit: 1,
+                },
+            )
+            .await
+            .unwrap();
+        let Some(last) = page.last() else { break };
+        before = Some((last.finished_at, last.id.clone()));
+        paged.extend(page);
+    }
+    assert_eq!(paged, all);
+    // Cy held two seats of game 4 (an older version's game): listed once.
+    let cy = store
+        .player_games(
+            &p[2],
+            PlayerGamesQuery {
+                before: None,
+                limit: 10,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(cy.iter().filter(|g| g.id == "r1-4").count(), 1);
+    assert!(
+        store
+            .player_games(
+                "nobody",
+                PlayerGamesQuery {
+                    before: None,
+                    limit: 10
+                }
+            )
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 async fn start_writer(store: &Arc<dyn Store>) -> (LogWriter, tempfile::TempDir) {

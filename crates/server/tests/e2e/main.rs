@@ -7,6 +7,7 @@ mod abuse;
 mod common;
 mod connections;
 mod errors;
+mod game_lists;
 mod games;
 mod ops;
 mod positions;

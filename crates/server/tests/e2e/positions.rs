@@ -107,3 +107,80 @@ async fn positions_refuse_bad_paging_rooms_without_a_game_and_unknown_rooms() {
         "{err}"
     );
 }
+
+/// The replay of a finished game (`GET /games/{id}/positions`, from the stored record) is the game
+/// exactly as it was played: every step equal to the live `acted` event, after the room is gone
+/// from the server's mind as well as before; the final points are the recorded outcome's.
+#[tokio::test]
+async fn finished_games_replay_from_the_store_exactly_as_played_both_games() {
+    let addr = start(test_config()).await;
+    for body in [
+        json!({"game": "chaturaji", "options": {"round_limit": 2}}),
+        json!({"game": "fourchess", "options": {"move_limit": 12}}),
+    ] {
+        let (room, acted) = watched_cpu_game(addr, body.clone()).await;
+        let game = format!("{room}-1");
+        // The record is written just after `game_over`.
+        let mut record = Value::Null;
+        for _ in 0..100 {
+            let (status, body) = http(addr, "GET", &format!("/games/{game}"), None, None).await;
+            if status == 200 {
+                record = body["record"].clone();
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert!(record.is_object(), "{game} was not recorded");
+        let (status, all) =
+            http(addr, "GET", &format!("/games/{game}/positions"), None, None).await;
+        assert_eq!(status, 200, "{all}");
+        assert_eq!(
+            (all["room"].as_str(), all["game_no"].as_u64()),
+            (Some(room.as_str()), Some(1))
+        );
+        assert_eq!(all["game"], body["game"]);
+        assert_eq!(all["first"], record["first"]);
+        assert_eq!(all["total"], json!(acted.len()));
+        let steps = all["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), acted.len());
+        assert_steps_match(steps, &acted, 0);
+        // The same start and steps as the live room's own replay.
+        let (_, live) = http(addr, "GET", &format!("/rooms/{room}/positions"), None, None).await;
+        assert_eq!(all["start"], live["start"]);
+        assert_eq!(all["steps"], live["steps"]);
+        // The last state's points are the recorded standings' points.
+        let last = &steps.last().unwrap()["state"];
+        for standing in record["outcome"]["standings"].as_array().unwrap() {
+            let seat = ["red", "blue", "yellow", "green"]
+                .iter()
+                .position(|s| standing["seat"] == *s)
+                .unwrap();
+            assert_eq!(last["points"][seat], standing["points"], "{standing}");
+        }
+        // Paged.
+        let (status, page) = http(
+            addr,
+            "GET",
+            &format!("/games/{game}/positions?from=2&limit=3"),
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{page}");
+        assert_steps_match(page["steps"].as_array().unwrap(), &acted, 2);
+        assert_eq!(page["steps"].as_array().unwrap().len(), 3);
+    }
+    for (path, status, code) in [
+        ("/games/nope-1/positions", 404, "not_found"),
+        ("/games/nope-1/positions?limit=0", 400, "bad_request"),
+        ("/games/nope-1/positions?limit=1001", 400, "bad_request"),
+        ("/games/nope-1/positions?from=x", 400, "bad_request"),
+    ] {
+        let (got, err) = http(addr, "GET", path, None, None).await;
+        assert_eq!(
+            (got, err["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{path}: {err}"
+        );
+    }
+}

@@ -47,7 +47,7 @@ fn pool_of(doc: &GameRecordDoc) -> Pool {
 
 /// Records a played game as `room`'s game `game_no`, seats held by `players` (Red, Blue, Yellow,
 /// Green); the record as stored and the rating changes it caused.
-async fn record(
+pub(crate) async fn record(
     store: &Arc<dyn Store>,
     mut doc: GameRecordDoc,
     room: &str,
