@@ -44,6 +44,8 @@ export const api = {
   start: (id, token) => call('POST', `/rooms/${encodeURIComponent(id)}/start`, { token }),
   /** The current game action by action with the state after each, replayed by the server. */
   positions: (id, from = 0) => call('GET', `/rooms/${encodeURIComponent(id)}/positions?from=${from}`),
+  /** The host's orders about people: `what` is unseat, lock, unlock, handover, mute or hide. */
+  moderate: (id, token, what, body = {}) => call('POST', `/rooms/${encodeURIComponent(id)}/${what}`, { token, body }),
   rematch: (id, token) => call('POST', `/rooms/${encodeURIComponent(id)}/rematch`, { token }),
   createPlayer: (displayName) => call('POST', '/players', { body: { display_name: displayName } }),
   player: (id) => call('GET', `/players/${encodeURIComponent(id)}`),

@@ -20,7 +20,10 @@ export function describe(ev, game, names) {
     case 'seat_taken': return [t('log.seat_taken', { name: ev.name, seat: seat(ev.seat) })];
     case 'cpu_seated': return [t('log.cpu_seated', { seat: seat(ev.seat), level: t(`cpu.level_${ev.level}`) })];
     case 'connection': return [t(ev.connected ? 'log.connected' : 'log.disconnected', { name: name(ev.seat) })];
-    case 'control': return [t(ev.cpu ? 'log.cpu_took_over' : 'log.returned', { name: name(ev.seat) })];
+    case 'control': return [t(ev.reason === 'host' ? 'log.handed_over' : ev.cpu ? 'log.cpu_took_over' : 'log.returned', { name: name(ev.seat) })];
+    case 'unseated': return [t('log.unseated', { seat: seat(ev.seat) })];
+    case 'locked': return [t(ev.locked ? 'log.locked' : 'log.unlocked')];
+    case 'muted': return [t(ev.muted ? 'log.muted' : 'log.unmuted', { name: name(ev.seat) })];
     case 'settings_changed': return [t('log.settings_changed')];
     case 'game_started': return [t('log.game_started', { n: ev.game_no, seat: seat(ev.first) })];
     case 'game_over': return [t('log.game_over', { reason: reasonText(ev.outcome && ev.outcome.reason) })];

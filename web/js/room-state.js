@@ -4,6 +4,7 @@
 import { t } from './i18n.js';
 import { describe } from './events.js';
 import { SEATS, parseChaturaji, parseFen4 } from './games.js';
+import { ChatLines } from './chat.js';
 
 // Start positions, used until the first action of a game brings the server's state.
 const START = {
@@ -26,6 +27,7 @@ export class RoomState {
     // `GET /rooms/{id}/positions` after a snapshot and from `acted` events since; `start` is the
     // public state before the first action (null: the start position of START).
     this.history = { game_no: null, start: null, steps: [] };
+    this.chat = new ChatLines();
   }
 
   names() {
@@ -82,6 +84,11 @@ export class RoomState {
         return { render: true };
       case 'error':
         return { render: true, error: { code: m.code, message: m.message } };
+      case 'chat':
+        return this.chat.add(m) ? { render: true, chat: m } : null;
+      case 'chat_hidden':
+        this.chat.hide(m.id);
+        return { render: true };
       default:
         return null;
     }
@@ -89,6 +96,7 @@ export class RoomState {
 
   applySnapshot(snap) {
     this.info = snap.room;
+    this.chat.reset(snap.chat);
     const g = snap.game;
     if (g) {
       this.game = {
@@ -131,13 +139,28 @@ export class RoomState {
         if (seats[seatIx].kind === 'human') seats[seatIx].connected = ev.connected;
         break;
       case 'control':
-        if (seats[seatIx].kind === 'human') seats[seatIx].cpu_playing = ev.cpu;
+        if (seats[seatIx].kind === 'human') {
+          seats[seatIx].cpu_playing = ev.cpu;
+          seats[seatIx].handed_over = ev.reason === 'host';
+        }
         break;
       case 'settings_changed':
-        Object.assign(this.info, { options: ev.options, turn_time: ev.turn_time, rated: ev.rated, public: ev.public });
+        Object.assign(this.info, {
+          options: ev.options, turn_time: ev.turn_time, rated: ev.rated, public: ev.public, spectator_chat: !!ev.spectator_chat,
+        });
+        break;
+      case 'unseated':
+        seats[seatIx] = { kind: 'empty' };
+        break;
+      case 'locked':
+        this.info.locked = ev.locked;
+        break;
+      case 'muted':
+        if (seats[seatIx].kind === 'human') seats[seatIx].muted = ev.muted;
         break;
       case 'game_started':
         this.info.phase = 'playing';
+        for (const o of seats) if (o.kind === 'human') o.handed_over = false;
         this.info.game_no = ev.game_no;
         this.info.game = ev.game;
         this.game = {
@@ -158,6 +181,8 @@ export class RoomState {
         break;
       case 'game_over':
         this.info.phase = 'finished';
+        // Every mute lasts to the end of a game: this one.
+        for (const o of seats) if (o.kind === 'human') o.muted = false;
         if (this.game) {
           this.game.outcome = ev.outcome;
           this.game.dice_seed = ev.dice_seed || null;

@@ -24,6 +24,7 @@ import { renderClock, renderActions, renderPromotion } from './turn.js';
 import { renderGameOver } from './gameover.js';
 import { renderLog } from './event-log.js';
 import { GameList } from './game-list.js';
+import { renderChat, setPhrasesOnly } from './chat.js';
 
 export class RoomPage {
   /** @param {HTMLElement} root @param {HTMLElement} banner @param {string} id */
@@ -44,7 +45,7 @@ export class RoomPage {
     // A spectator chooses which seat's side is at the bottom; a player always sees its own seat there.
     this.viewSeat = SEATS.includes(localStorage.getItem('fk.view')) ? localStorage.getItem('fk.view') : 'red';
     this.viewing = null; // the seq whose position the board shows, or null: the live game
-    this.tab = 'moves';
+    this.tab = null; // the side tab the player chose; until then chat in a lobby, moves in a game
     this.sounds = new Sounds();
     this.tenSeconds = null; // the turn whose last ten seconds were announced
     this.tick = setInterval(() => this.onTick(), 250);
@@ -90,6 +91,15 @@ export class RoomPage {
       else if (what === 'live') this.view(null);
       else if (what === 'tab') { this.tab = b.dataset.tab; this.render(); }
       else if (what === 'mute') { this.sounds.setMuted(!this.sounds.muted); this.render(); }
+      else if (what === 'phrase') this.conn.send({ t: 'chat', phrase: b.dataset.phrase });
+      else if (what === 'hide-line') this.hostPanel.hide(Number(b.dataset.id));
+    });
+    this.root.addEventListener('submit', (e) => {
+      if (e.target.id !== 'chat-form') return;
+      e.preventDefault();
+      const input = e.target.elements.text;
+      const text = input.value.trim();
+      if (text && this.conn.send({ t: 'chat', text })) input.value = '';
     });
     this.root.addEventListener('click', (e) => {
       const mv = e.target.closest('button.mv[data-seq]');
@@ -105,6 +115,11 @@ export class RoomPage {
       this.step(to);
     });
     this.root.addEventListener('change', (e) => {
+      if (e.target.id === 'chat-phrases-only') {
+        setPhrasesOnly(e.target.checked);
+        this.render();
+        return;
+      }
       if (e.target.id !== 'view-seat') return;
       this.viewSeat = e.target.value;
       localStorage.setItem('fk.view', this.viewSeat);
@@ -166,19 +181,33 @@ export class RoomPage {
       }
       if (ev.e === 'acted') this.onActed(ev);
       if (ev.e === 'rated') this.finished.load(false); // the game is recorded: the list has it
+      if (ev.e === 'unseated' && ev.seat === seatBefore) this.removed();
       if (this.input.selected && !s.myTurn()) this.input.selected = null;
     }
     if (!myTurnBefore && s.myTurn()) this.sounds.play('turn');
+    if (done.chat && this.shownTab() === 'chat') s.chat.unread = 0;
     if (done.error) {
       this.message = errorText(done.error.code);
       this.messageDetail = done.error.message;
-      if (done.error.code === 'bad_token') {
+      if (done.error.code === 'unseated') {
+        // A reload after the removal: the old token no longer joins; watch instead.
+        this.removed();
+        this.connect();
+      } else if (done.error.code === 'bad_token') {
         // The seat token is not this room's (an old room, another server): watch instead.
         localStorage.removeItem(`fk.seat.${this.id}`);
         this.connect();
       }
     }
     this.render();
+  }
+
+  /** The host removed this device's player from the seat: forget the token, say why, watch on. */
+  removed() {
+    localStorage.removeItem(`fk.seat.${this.id}`);
+    this.state.mySeat = null;
+    this.say('chat.removed');
+    this.conn.token = null;
   }
 
   /** Sounds and notices for an action that was applied. */
@@ -384,15 +413,32 @@ export class RoomPage {
     this.onTick();
   }
 
+  shownTab() {
+    return this.tab || (this.state.info.phase === 'lobby' ? 'chat' : 'moves');
+  }
+
   renderTabs() {
     const s = this.state;
+    const tab = this.shownTab();
+    if (tab === 'chat') s.chat.unread = 0;
     for (const b of this.root.querySelectorAll('button[data-do="tab"]')) {
-      const on = b.dataset.tab === this.tab;
+      const on = b.dataset.tab === tab;
       b.classList.toggle('on', on);
       b.setAttribute('aria-selected', String(on));
     }
-    this.el('moves-pane').hidden = this.tab !== 'moves';
-    this.el('log-pane').hidden = this.tab !== 'log';
+    const badge = this.el('chat-unread');
+    badge.textContent = s.chat.unread ? String(Math.min(s.chat.unread, 99)) : '';
+    badge.hidden = !s.chat.unread;
+    this.el('moves-pane').hidden = tab !== 'moves';
+    this.el('log-pane').hidden = tab !== 'log';
+    this.el('chat-pane').hidden = tab !== 'chat';
+    const me = s.mySeat ? s.info.seats[SEATS.indexOf(s.mySeat)] : null;
+    renderChat(this.el('chat'), s.chat.lines, {
+      canWrite: !!s.mySeat || !!s.info.spectator_chat,
+      spectator: !s.mySeat,
+      muted: !!(me && me.muted),
+      host: !!store.host(this.id),
+    });
     if (s.game) renderMoveList(this.el('moves'), s.info.game, s.game.first, s.history.steps, this.viewing);
     else renderMoveList(this.el('moves'), s.info.game, 'red', [], null);
     renderLog(this.el('log'), s);
@@ -465,6 +511,7 @@ export class RoomPage {
             <div class="tabs" role="tablist">
               <button type="button" role="tab" data-do="tab" data-tab="moves" id="tab-moves">${esc(t('moves.title'))}</button>
               <button type="button" role="tab" data-do="tab" data-tab="log" id="tab-log">${esc(t('log.title'))}</button>
+              <button type="button" role="tab" data-do="tab" data-tab="chat" id="tab-chat">${esc(t('chat.title'))} <span id="chat-unread" class="badge" hidden></span></button>
             </div>
             <div id="moves-pane" class="pane" role="tabpanel">
               <div id="moves" class="moves"></div>
@@ -477,6 +524,9 @@ export class RoomPage {
             </div>
             <div id="log-pane" class="pane" role="tabpanel" hidden>
               <ol id="log" class="log" aria-live="polite"></ol>
+            </div>
+            <div id="chat-pane" class="pane" role="tabpanel" hidden>
+              <div id="chat" class="chat"></div>
             </div>
           </aside>
         </div>

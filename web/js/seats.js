@@ -92,7 +92,9 @@ export function renderSeats(el, s) {
       who = o.name;
       // After the game these would only be stale: who is away matters while it is played.
       if (!over && !o.connected) tags.push(t('tag.away'));
-      if (!over && o.cpu_playing) tags.push(t('tag.cpu_playing'));
+      if (!over && o.handed_over) tags.push(t('tag.handed_over'));
+      else if (!over && o.cpu_playing) tags.push(t('tag.cpu_playing'));
+      if (o.muted) tags.push(t('tag.muted'));
     }
     if (seat === s.mySeat) tags.push(t('tag.you'));
     const standing = g?.outcome?.standings?.find((x) => x.seat === seat);

@@ -6,10 +6,12 @@
 //! values produced by the rules crate's own serde types, so this crate knows no rules.
 #![forbid(unsafe_code)]
 
+pub mod chat;
 pub mod name;
 mod rest;
 mod ws;
 
+pub use chat::{ChatChannel, ChatLine, Phrase};
 pub use rest::*;
 pub use ws::*;
 
@@ -81,10 +83,21 @@ pub enum Occupant {
         connected: bool,
         /// The CPU plays for the seat now (its human is away past the grace period, or ran out of time).
         cpu_playing: bool,
+        /// The host handed the seat to the CPU for the rest of this game: the human's return does not
+        /// take it back (the result is still theirs).
+        #[serde(default, skip_serializing_if = "is_false")]
+        handed_over: bool,
+        /// The host muted the seat's chat (until the end of the current or, between games, the next game).
+        #[serde(default, skip_serializing_if = "is_false")]
+        muted: bool,
     },
     Cpu {
         level: u8,
     },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Why an error was sent; stable codes that clients may match on.
@@ -157,6 +170,29 @@ pub enum ErrorCode {
     /// An `act`/`resign` whose ack id is not above the highest this connection has used: it is never
     /// applied. Ack ids must increase per connection (a resend of an id still remembered is re-acked).
     StaleAck,
+    /// A chat message over `chat.max_chars` characters after trimming; it is dropped.
+    ChatTooLong,
+    /// A chat message with no text left after trimming and removing control characters.
+    ChatEmpty,
+    /// More chat messages than `chat.rate_messages` per `chat.rate_period_ms` from one connection; the
+    /// message is dropped, the connection kept.
+    ChatTooFast,
+    /// The host muted this seat's chat.
+    Muted,
+    /// A spectator wrote while the room's `spectator_chat` setting is off.
+    ChatClosed,
+    /// A chat `phrase` id that is not one of the quick phrases.
+    UnknownPhrase,
+    /// The host removed this seat's player: the seat token no longer plays or watches the seat.
+    Unseated,
+    /// The host locked the room: no more joins.
+    RoomLocked,
+    /// The order needs an occupied seat and this one is empty.
+    SeatEmpty,
+    /// The seat's player is connected: only an absent player's seat is handed to the CPU.
+    PlayerPresent,
+    /// The host handed this seat to the CPU for the rest of the game: it no longer acts.
+    HandedOver,
 }
 
 impl ErrorCode {
@@ -192,6 +228,17 @@ impl ErrorCode {
             ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::StaleAck => "stale_ack",
+            ErrorCode::ChatTooLong => "chat_too_long",
+            ErrorCode::ChatEmpty => "chat_empty",
+            ErrorCode::ChatTooFast => "chat_too_fast",
+            ErrorCode::Muted => "muted",
+            ErrorCode::ChatClosed => "chat_closed",
+            ErrorCode::UnknownPhrase => "unknown_phrase",
+            ErrorCode::Unseated => "unseated",
+            ErrorCode::RoomLocked => "room_locked",
+            ErrorCode::SeatEmpty => "seat_empty",
+            ErrorCode::PlayerPresent => "player_present",
+            ErrorCode::HandedOver => "handed_over",
         }
     }
 }

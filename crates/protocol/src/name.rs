@@ -39,7 +39,7 @@ impl std::error::Error for NameProblem {}
 
 /// Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and the marks
 /// (U+200E, U+200F, U+061C).
-fn is_bidi(c: char) -> bool {
+pub(crate) fn is_bidi(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 

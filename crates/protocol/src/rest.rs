@@ -22,6 +22,9 @@ pub struct CreateRoom {
     /// Listed in `GET /rooms` when true; invite-only otherwise.
     #[serde(default)]
     pub public: bool,
+    /// Spectators may write in their own chat channel (which only spectators read).
+    #[serde(default)]
+    pub spectator_chat: bool,
 }
 
 fn empty_object() -> Value {
@@ -51,6 +54,38 @@ pub struct ChangeSettings {
     pub rated: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spectator_chat: Option<bool>,
+}
+
+/// `POST /rooms/{id}/unseat` and `POST /rooms/{id}/handover` (host token): the seat the order is about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatOrder {
+    #[schema(value_type = String, example = "blue")]
+    pub seat: crate::Seat,
+}
+
+/// `POST /rooms/{id}/mute` (host token): mute (or, with `muted: false`, unmute) a seat's chat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MuteSeat {
+    #[schema(value_type = String, example = "blue")]
+    pub seat: crate::Seat,
+    #[serde(default = "yes")]
+    pub muted: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `POST /rooms/{id}/hide` (host token): hide a chat line for everyone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HideMessage {
+    /// The line's `id` (from its `chat` message).
+    pub id: u64,
 }
 
 /// `POST /rooms/{id}/join`.
@@ -149,6 +184,12 @@ pub struct RoomInfo {
     pub turn_time: TurnTime,
     pub rated: bool,
     pub public: bool,
+    /// Spectators may write in their own channel.
+    #[serde(default)]
+    pub spectator_chat: bool,
+    /// The host locked the room: `POST /rooms/{id}/join` answers `room_locked`.
+    #[serde(default)]
+    pub locked: bool,
     pub phase: Phase,
     /// Games started in this room so far.
     pub game_no: u32,

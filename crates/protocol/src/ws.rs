@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::chat::ChatLine;
 use crate::{ErrorCode, GameKind, OptionProblem, RatingValue, RoomInfo, Seat};
 
 /// Client → server.
@@ -23,6 +24,15 @@ pub enum ClientMsg {
     Act { ack: u64, action: Value },
     /// Resign the connection's seat (at any time, not only on its turn).
     Resign { ack: u64 },
+    /// Say something in the room: free `text`, or a quick `phrase` id (exactly one of the two). A
+    /// seat writes in the players' channel, a spectator in the spectators' channel (when the room
+    /// allows it). Everyone it reaches gets a `chat` message, the writer too; a refusal is an `error`.
+    Chat {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phrase: Option<String>,
+    },
     /// Keep-alive at the application level (WebSocket ping frames work too).
     Ping {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -41,7 +51,7 @@ impl ClientMsg {
                 "expected a JSON object with a string field `t`".into(),
             ));
         };
-        if !matches!(t, "join" | "act" | "resign" | "ping") {
+        if !matches!(t, "join" | "act" | "resign" | "chat" | "ping") {
             return Err((
                 ErrorCode::UnknownType,
                 format!("unknown message type `{t}`"),
@@ -86,6 +96,11 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         n: Option<u64>,
     },
+    /// A chat line, to everyone its channel reaches. Not a numbered event: chat is not part of the
+    /// game. A resuming client gets the recent lines again after its missed events (dedupe by `id`).
+    Chat(ChatLine),
+    /// The host hid the line with this id: remove it.
+    ChatHidden { id: u64 },
     /// Cluster mode: another node serves `room`. The server closes the connection normally (1000)
     /// after this message; the client connects to `url` (a `ws://` or `wss://` URL ending in `/ws`)
     /// and sends the same `join` again.
@@ -132,6 +147,8 @@ pub enum ControlReason {
     Away,
     /// The human reconnected with the seat token.
     Returned,
+    /// The host handed the absent human's seat to the CPU for the rest of the game.
+    Host,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -155,7 +172,16 @@ pub enum Event {
         turn_time: crate::TurnTime,
         rated: bool,
         public: bool,
+        #[serde(default)]
+        spectator_chat: bool,
     },
+    /// The host removed the seat's occupant before a game: the seat is free, and a removed human's
+    /// seat token no longer works (`unseated`).
+    Unseated { seat: Seat },
+    /// The host locked (no more joins) or unlocked the room.
+    Locked { locked: bool },
+    /// The host muted (or unmuted) the seat's chat.
+    Muted { seat: Seat, muted: bool },
     /// A game started: its number in the room, first seat, house rules and (Chaturaji) the hex
     /// sha256 of the dice seed, revealed in `game_over`.
     GameStarted {
@@ -270,6 +296,10 @@ pub struct Snapshot {
     pub room: RoomInfo,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<GameSnapshot>,
+    /// The recent chat lines this connection may read, oldest first (at most `chat.recent` per
+    /// channel; hidden lines left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chat: Vec<ChatLine>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

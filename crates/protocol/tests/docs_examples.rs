@@ -88,6 +88,9 @@ fn every_docs_example_parses_into_the_protocol_types() {
             "rest:JoinRoom" => round_trip::<JoinRoom>(tag, text),
             "rest:Joined" => round_trip::<Joined>(tag, text),
             "rest:SeatCpu" => round_trip::<SeatCpu>(tag, text),
+            "rest:SeatOrder" => round_trip::<SeatOrder>(tag, text),
+            "rest:MuteSeat" => round_trip::<MuteSeat>(tag, text),
+            "rest:HideMessage" => round_trip::<HideMessage>(tag, text),
             "rest:RoomInfo" => round_trip::<RoomInfo>(tag, text),
             "rest:RoomList" => round_trip::<RoomList>(tag, text),
             "rest:ApiError" => round_trip::<ApiError>(tag, text),
@@ -114,6 +117,12 @@ fn every_docs_example_parses_into_the_protocol_types() {
         "client:act",
         "client:resign",
         "client:ping",
+        "client:chat",
+        "server:chat",
+        "server:chat_hidden",
+        "event:unseated",
+        "event:locked",
+        "event:muted",
         "server:welcome",
         "server:view",
         "server:ack",
@@ -154,6 +163,19 @@ fn parse_tells_bad_json_from_unknown_types_and_bad_fields() {
         ClientMsg::parse(r#"{"t":"resign","ack":5}"#).unwrap(),
         ClientMsg::Resign { ack: 5 }
     );
+    assert_eq!(
+        ClientMsg::parse(r#"{"t":"chat","phrase":"oops"}"#).unwrap(),
+        ClientMsg::Chat {
+            text: None,
+            phrase: Some("oops".into())
+        }
+    );
+    assert_eq!(
+        ClientMsg::parse(r#"{"t":"chat","text":"hi","color":"red"}"#)
+            .unwrap_err()
+            .0,
+        ErrorCode::BadMessage
+    );
 }
 
 #[test]
@@ -182,6 +204,17 @@ fn error_codes_serialize_as_their_stable_names() {
         ErrorCode::BadRecord,
         ErrorCode::Redirect,
         ErrorCode::AlreadySeated,
+        ErrorCode::ChatTooLong,
+        ErrorCode::ChatEmpty,
+        ErrorCode::ChatTooFast,
+        ErrorCode::Muted,
+        ErrorCode::ChatClosed,
+        ErrorCode::UnknownPhrase,
+        ErrorCode::Unseated,
+        ErrorCode::RoomLocked,
+        ErrorCode::SeatEmpty,
+        ErrorCode::PlayerPresent,
+        ErrorCode::HandedOver,
     ] {
         assert_eq!(
             serde_json::to_value(code).unwrap(),

@@ -13,13 +13,17 @@
 //!
 //! This file holds the room's state and its run loop; the rest is split by concern:
 //! - `commands`: joining, and the host's orders (settings, CPU seats, start) behind one token check;
+//! - `moderation`: the host's orders about people (unseat, lock, hand a seat to the CPU, mute, hide);
+//! - `chat`: chat messages, their limits and who reads them (never logged: not part of the game);
 //! - `play`: human and CPU actions, the dice, handing turns to the CPU, and the log-before-ack rule;
 //! - `timers`: turn deadlines, a disconnected human's grace period, the idle close;
 //! - `fanout`: connections, events, seat views, snapshots and the bounded outboxes;
 //! - `persist`: the log records and the rebuild of a room by replaying them.
 
+mod chat;
 mod commands;
 mod fanout;
+mod moderation;
 mod persist;
 mod play;
 mod timers;
@@ -35,6 +39,7 @@ use tokio::time::Instant;
 use protocol::{Actor, ErrorCode, Event, Seat};
 
 use crate::bot_pool::BotPool;
+use crate::chat::{ChatLog, RateWindow};
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
 use crate::handle::{Cmd, RoomError, RoomHandle};
@@ -80,6 +85,7 @@ struct Sub {
     /// The highest ack id this connection has sent: ids must increase per connection, so a resend
     /// the seat no longer remembers is refused (`stale_ack`) rather than applied again.
     highest_ack: Option<u64>,
+    chat_rate: RateWindow,
 }
 
 /// The game being played (or just finished) in the room.
@@ -162,6 +168,14 @@ struct Room {
     resume_floor: u64,
     /// An append failed: try driving the game again at this time.
     retry_at: Option<Instant>,
+    /// The host locked the room: no more joins.
+    locked: bool,
+    /// Seat token hashes of humans the host removed (the newest few): such a token is told
+    /// `unseated` rather than "unknown token".
+    removed: Vec<String>,
+    /// Per seat: muted until the game with this number ends.
+    muted: [Option<u32>; 4],
+    chat: ChatLog,
     /// The log fenced the room out (cluster mode: another node owns it now) or the server told it
     /// to stop: the actor ends after the command at hand and closes every connection.
     stopped: bool,
@@ -196,6 +210,7 @@ impl Room {
             settings,
             host_hash,
             history: History::new(config.history, config.history_bytes),
+            chat: ChatLog::new(config.chat.recent),
             config,
             log,
             bot,
@@ -210,6 +225,9 @@ impl Room {
             room_seq: 0,
             resume_floor: 0,
             retry_at: None,
+            locked: false,
+            removed: Vec::new(),
+            muted: [None; 4],
             stopped: false,
         }
     }
@@ -310,6 +328,7 @@ impl Room {
             } => self.connect(token, last_v, outbox, reply).await,
             Cmd::Disconnect { conn } => self.disconnect(conn),
             Cmd::Act { conn, ack, action } => self.human_act(conn, ack, action).await,
+            Cmd::Chat { conn, text, phrase } => self.chat(conn, text, phrase),
             Cmd::BotMove { v, seat, actions } => self.bot_move(v, seat, actions).await,
             Cmd::Rated { game_id, changes } => {
                 self.emit(Event::Rated { game_id, changes });

@@ -69,6 +69,12 @@ pub(crate) enum Cmd {
         /// `None`: resign.
         action: Option<Value>,
     },
+    /// A chat message from a connection; a refusal is an `error` through its outbox.
+    Chat {
+        conn: u64,
+        text: Option<String>,
+        phrase: Option<String>,
+    },
     BotMove {
         v: u64,
         seat: Seat,
@@ -88,8 +94,32 @@ pub(crate) enum Cmd {
 #[derive(Debug)]
 pub(crate) enum HostOrder {
     Settings(ChangeSettings),
-    SeatCpu { seat: Seat, level: u8 },
-    Start { rematch: bool },
+    SeatCpu {
+        seat: Seat,
+        level: u8,
+    },
+    Start {
+        rematch: bool,
+    },
+    /// Free an occupied seat before a game (the removed human's token stops working).
+    Unseat {
+        seat: Seat,
+    },
+    /// Lock (`true`: no more joins) or unlock the room.
+    Lock(bool),
+    /// Hand an absent human's seat to the CPU for the rest of the running game.
+    Handover {
+        seat: Seat,
+    },
+    /// Mute (or unmute) a seat's chat.
+    Mute {
+        seat: Seat,
+        muted: bool,
+    },
+    /// Hide a chat line for everyone.
+    Hide {
+        id: u64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -178,6 +208,27 @@ impl RoomHandle {
         self.host(host, HostOrder::Start { rematch }).await
     }
 
+    /// The host's orders about seats and chat (see [`HostOrder`]), with the host token.
+    pub async fn unseat(&self, host: String, seat: Seat) -> Result<RoomInfo, RoomError> {
+        self.host(host, HostOrder::Unseat { seat }).await
+    }
+
+    pub async fn lock(&self, host: String, locked: bool) -> Result<RoomInfo, RoomError> {
+        self.host(host, HostOrder::Lock(locked)).await
+    }
+
+    pub async fn handover(&self, host: String, seat: Seat) -> Result<RoomInfo, RoomError> {
+        self.host(host, HostOrder::Handover { seat }).await
+    }
+
+    pub async fn mute(&self, host: String, seat: Seat, muted: bool) -> Result<RoomInfo, RoomError> {
+        self.host(host, HostOrder::Mute { seat, muted }).await
+    }
+
+    pub async fn hide(&self, host: String, id: u64) -> Result<RoomInfo, RoomError> {
+        self.host(host, HostOrder::Hide { id }).await
+    }
+
     /// Register a connection: with a seat token it plays that seat, without one it watches. The
     /// room sends `welcome` and everything after through `outbox`; when the room drops the sender
     /// (too slow, or closing) the connection must close.
@@ -204,6 +255,20 @@ impl RoomHandle {
 
     pub async fn disconnect(&self, conn: u64) {
         let _ = self.tx.send(Cmd::Disconnect { conn }).await;
+    }
+
+    /// Say something (free text or a phrase id) from the connection; refusals arrive as `error`
+    /// frames through its outbox, the line itself as a `chat` frame.
+    pub async fn chat(
+        &self,
+        conn: u64,
+        text: Option<String>,
+        phrase: Option<String>,
+    ) -> Result<(), RoomError> {
+        self.tx
+            .send(Cmd::Chat { conn, text, phrase })
+            .await
+            .map_err(|_| RoomError::gone())
     }
 
     /// Play an action (`Some`) or resign (`None`) for the connection's seat; the answer (`ack` or

@@ -7,6 +7,7 @@
 mod actor;
 pub mod bot;
 pub mod bot_pool;
+mod chat;
 pub mod dice;
 pub mod game;
 mod handle;
@@ -61,6 +62,33 @@ pub struct RoomConfig {
     /// How long a seat's last connection must stay gone before the room announces the drop: a
     /// reload or a reconnect within it is announced to no one.
     pub connection_settle: Duration,
+    pub chat: ChatConfig,
+}
+
+/// The bounds of a room's chat.
+#[derive(Debug, Clone)]
+pub struct ChatConfig {
+    /// Write each line to the server's log (target `fourkings::chat`) so that it outlives the room.
+    pub keep: bool,
+    /// Characters of free text after trimming, at most.
+    pub max_chars: usize,
+    /// Chat messages one connection may send per `rate_period`; past it `chat_too_fast`.
+    pub rate_messages: usize,
+    pub rate_period: Duration,
+    /// Recent lines kept per channel (for the snapshot and resuming clients).
+    pub recent: usize,
+}
+
+impl Default for ChatConfig {
+    fn default() -> Self {
+        ChatConfig {
+            keep: false,
+            max_chars: 200,
+            rate_messages: 5,
+            rate_period: Duration::from_secs(10),
+            recent: 50,
+        }
+    }
 }
 
 impl Default for RoomConfig {
@@ -78,6 +106,7 @@ impl Default for RoomConfig {
             lobby_idle: Duration::from_secs(600),
             reconnects_per_minute: 30,
             connection_settle: Duration::from_secs(1),
+            chat: ChatConfig::default(),
         }
     }
 }
@@ -91,4 +120,6 @@ pub struct RoomSettings {
     pub turn_time: TurnTime,
     pub rated: bool,
     pub public: bool,
+    /// Spectators may write in their own channel.
+    pub spectator_chat: bool,
 }

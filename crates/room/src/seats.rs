@@ -38,6 +38,8 @@ pub struct Human {
     pub shown_connected: bool,
     /// The CPU plays for the seat now.
     pub cpu_playing: bool,
+    /// The host handed the seat to the CPU for the rest of the game: a return does not take it back.
+    pub handed_over: bool,
     /// Recently acknowledged (ack id, event version), so a resent ack id is re-acked, not re-applied.
     pub acks: VecDeque<(u64, u64)>,
     /// When the seat's connections of the last minute came (the reconnect rate limit).
@@ -55,6 +57,7 @@ impl Human {
             away_since: Some(Instant::now()),
             shown_connected: false,
             cpu_playing: false,
+            handed_over: false,
             acks: VecDeque::new(),
             recent_connects: VecDeque::new(),
         }
@@ -91,13 +94,15 @@ impl Human {
 }
 
 impl SeatState {
-    pub fn occupant(&self) -> Occupant {
+    pub fn occupant(&self, muted: bool) -> Occupant {
         match self {
             SeatState::Empty => Occupant::Empty,
             SeatState::Human(h) => Occupant::Human {
                 name: h.name.clone(),
                 connected: h.shown_connected,
                 cpu_playing: h.cpu_playing,
+                handed_over: h.handed_over,
+                muted,
             },
             SeatState::Cpu { level } => Occupant::Cpu { level: *level },
         }

@@ -25,6 +25,7 @@ fn settings(game: GameKind, options: Value) -> RoomSettings {
         turn_time: TurnTime::None,
         rated: false,
         public: false,
+        spectator_chat: false,
     }
 }
 

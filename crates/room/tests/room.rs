@@ -19,6 +19,7 @@ fn settings(game: GameKind, options: Value) -> RoomSettings {
         turn_time: TurnTime::None,
         rated: false,
         public: false,
+        spectator_chat: false,
     }
 }
 
@@ -91,7 +92,9 @@ async fn a_connection_that_does_not_read_is_dropped_and_the_room_goes_on() {
         protocol::Occupant::Human {
             name: "Ann".into(),
             connected: false,
-            cpu_playing: false
+            cpu_playing: false,
+            handed_over: false,
+            muted: false,
         }
     );
 }

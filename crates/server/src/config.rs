@@ -25,6 +25,24 @@ pub struct Config {
     pub database: DatabaseSection,
     pub cluster: ClusterSection,
     pub ratings: RatingsSection,
+    pub chat: ChatSection,
+}
+
+/// Room chat (docs/protocol.md, "Chat").
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatSection {
+    /// Write every chat line (and every hiding) to the server's log, target `fourkings::chat`, so
+    /// the operator's log storage keeps it after the room closes. Off: chat lives only in the room's
+    /// memory.
+    pub keep: bool,
+    /// Characters of free text after trimming, at most (`chat_too_long` past it).
+    pub max_chars: usize,
+    /// Chat messages one connection may send per `rate_period_ms` (`chat_too_fast` past it).
+    pub rate_messages: usize,
+    pub rate_period_ms: u64,
+    /// Recent lines kept per channel for the snapshot and resuming clients.
+    pub recent: usize,
 }
 
 /// When a game counts for ratings and who is on the leaderboard (docs/protocol.md, "Ratings").
@@ -236,6 +254,13 @@ impl Config {
             lobby_idle: Duration::from_millis(self.rooms.lobby_idle_ms),
             reconnects_per_minute: self.rooms.reconnects_per_minute,
             connection_settle: Duration::from_millis(self.rooms.connection_settle_ms),
+            chat: room::ChatConfig {
+                keep: self.chat.keep,
+                max_chars: self.chat.max_chars,
+                rate_messages: self.chat.rate_messages,
+                rate_period: Duration::from_millis(self.chat.rate_period_ms),
+                recent: self.chat.recent,
+            },
         }
     }
 

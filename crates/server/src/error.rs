@@ -46,16 +46,18 @@ impl From<RoomError> for ApiError {
 pub fn status_of(code: ErrorCode) -> StatusCode {
     use ErrorCode::*;
     match code {
-        BadJson | UnknownType | BadMessage | BadOptions | BadRequest => StatusCode::BAD_REQUEST,
-        BadToken => StatusCode::FORBIDDEN,
+        BadJson | UnknownType | BadMessage | BadOptions | BadRequest | ChatTooLong | ChatEmpty
+        | UnknownPhrase => StatusCode::BAD_REQUEST,
+        BadToken | Unseated | Muted | ChatClosed | HandedOver => StatusCode::FORBIDDEN,
         UnknownRoom | NotFound => StatusCode::NOT_FOUND,
         WrongGame => StatusCode::UNPROCESSABLE_ENTITY,
         BadRecord => StatusCode::INTERNAL_SERVER_ERROR,
         RoomFull | SeatTaken | GameRunning | GameOver | NoGame | NotYourTurn | IllegalAction
-        | NotJoined | Spectator | AlreadySeated | StaleAck => StatusCode::CONFLICT,
+        | NotJoined | Spectator | AlreadySeated | StaleAck | RoomLocked | SeatEmpty
+        | PlayerPresent => StatusCode::CONFLICT,
         TooManyRooms | TooManyConnections | Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Redirect => StatusCode::TEMPORARY_REDIRECT,
-        RateLimited | ClientLimit => StatusCode::TOO_MANY_REQUESTS,
+        RateLimited | ClientLimit | ChatTooFast => StatusCode::TOO_MANY_REQUESTS,
         BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,

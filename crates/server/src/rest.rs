@@ -8,7 +8,8 @@ use axum::extract::{Extension, OriginalUri, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use protocol::{
     ChangeSettings, CreatePlayer, CreateRoom, CreatedPlayer, CreatedRoom, ErrorCode, GameKind,
-    Health, JoinRoom, Joined, Readiness, RoomInfo, RoomList, SeatCpu,
+    Health, HideMessage, JoinRoom, Joined, MuteSeat, Readiness, RoomInfo, RoomList, SeatCpu,
+    SeatOrder,
 };
 use room::game::TableGame;
 use room::{RoomError, RoomHandle, RoomSettings};
@@ -19,7 +20,7 @@ use crate::client::ClientIp;
 use crate::cluster::{self, Located};
 use crate::error::ApiError;
 use crate::registry::Slot;
-use crate::telemetry::CLIENT_LIMITED;
+use crate::telemetry::{CLIENT_LIMITED, HOST_ORDERS};
 
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
@@ -193,6 +194,7 @@ pub async fn create_room(
         turn_time: req.turn_time,
         rated: req.rated,
         public: req.public,
+        spectator_chat: req.spectator_chat,
     };
     let slot = take_slot(&state, client).await?;
     let host_token = room::new_token();
@@ -213,6 +215,7 @@ pub async fn create_room(
                 "turn_time": settings.turn_time,
                 "rated": settings.rated,
                 "public": settings.public,
+                "spectator_chat": settings.spectator_chat,
             }),
         })
         .await
@@ -515,6 +518,119 @@ pub async fn rematch(
 
 /// Actions a `GET /rooms/{id}/positions` (or `GET /games/{id}/positions`) page may hold at most.
 pub(crate) const MAX_POSITIONS: usize = 1000;
+/// A host order about people went through: count it.
+fn carried_out(order: &'static str, info: RoomInfo) -> ApiResult<RoomInfo> {
+    metrics::counter!(HOST_ORDERS, "order" => order).increment(1);
+    Ok(Json(info))
+}
+
+/// Free an occupied seat before a game (host token): the seat can be taken again, and a removed
+/// player's seat token is refused with `unseated` (they are told why).
+#[utoipa::path(post, path = "/rooms/{id}/unseat", params(("id" = String, Path)),
+    request_body = SeatOrder,
+    responses((status = 200, body = RoomInfo), (status = 403, body = protocol::ApiError),
+              (status = 409, body = protocol::ApiError)))]
+pub async fn unseat(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+    req: Result<Json<SeatOrder>, JsonRejection>,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id, &uri).await?;
+    let host = host_token(&headers)?;
+    let req = body(req)?;
+    carried_out("unseat", handle.unseat(host, req.seat).await?)
+}
+
+/// Lock the room (host token): no more joins (`room_locked`); seated players and spectators stay.
+#[utoipa::path(post, path = "/rooms/{id}/lock", params(("id" = String, Path)),
+    responses((status = 200, body = RoomInfo), (status = 403, body = protocol::ApiError)))]
+pub async fn lock(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id, &uri).await?;
+    let host = host_token(&headers)?;
+    carried_out("lock", handle.lock(host, true).await?)
+}
+
+/// Unlock the room (host token): free seats can be joined again.
+#[utoipa::path(post, path = "/rooms/{id}/unlock", params(("id" = String, Path)),
+    responses((status = 200, body = RoomInfo), (status = 403, body = protocol::ApiError)))]
+pub async fn unlock(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id, &uri).await?;
+    let host = host_token(&headers)?;
+    carried_out("unlock", handle.lock(host, false).await?)
+}
+
+/// Hand an absent player's seat to the CPU for the rest of the running game (host token): the CPU
+/// plays it to the end, the player keeps the seat's place in the standings, and their return does
+/// not take it back (`handed_over`).
+#[utoipa::path(post, path = "/rooms/{id}/handover", params(("id" = String, Path)),
+    request_body = SeatOrder,
+    responses((status = 200, body = RoomInfo), (status = 403, body = protocol::ApiError),
+              (status = 409, body = protocol::ApiError)))]
+pub async fn handover(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+    req: Result<Json<SeatOrder>, JsonRejection>,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id, &uri).await?;
+    let host = host_token(&headers)?;
+    let req = body(req)?;
+    carried_out("handover", handle.handover(host, req.seat).await?)
+}
+
+/// Mute a seat's chat until the end of the game (between games: of the next one), or unmute it
+/// with `muted: false` (host token).
+#[utoipa::path(post, path = "/rooms/{id}/mute", params(("id" = String, Path)),
+    request_body = MuteSeat,
+    responses((status = 200, body = RoomInfo), (status = 403, body = protocol::ApiError),
+              (status = 409, body = protocol::ApiError)))]
+pub async fn mute(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+    req: Result<Json<MuteSeat>, JsonRejection>,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id, &uri).await?;
+    let host = host_token(&headers)?;
+    let req = body(req)?;
+    let order = if req.muted { "mute" } else { "unmute" };
+    carried_out(order, handle.mute(host, req.seat, req.muted).await?)
+}
+
+/// Hide a recent chat line for everyone (host token); `not_found` if it is no longer kept.
+#[utoipa::path(post, path = "/rooms/{id}/hide", params(("id" = String, Path)),
+    request_body = HideMessage,
+    responses((status = 200, body = RoomInfo), (status = 403, body = protocol::ApiError),
+              (status = 404, body = protocol::ApiError)))]
+pub async fn hide(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+    req: Result<Json<HideMessage>, JsonRejection>,
+) -> ApiResult<RoomInfo> {
+    let handle = room(&state, &id, &uri).await?;
+    let host = host_token(&headers)?;
+    let req = body(req)?;
+    carried_out("hide", handle.hide(host, req.id).await?)
+}
+
+/// Actions a `GET /rooms/{id}/positions` page may hold at most.
+const MAX_POSITIONS: usize = 1000;
 
 #[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]

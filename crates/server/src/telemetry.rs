@@ -41,6 +41,8 @@ pub const CLUSTER_FENCED: &str = "fourkings_cluster_fenced_appends_total";
 pub const CLUSTER_CLAIMS: &str = "fourkings_cluster_claims_total";
 pub const CLUSTER_REDIRECTS: &str = "fourkings_cluster_redirects_total";
 pub const CLUSTER_LEASE_LOST: &str = "fourkings_cluster_lease_lost_total";
+pub const CHAT_MESSAGES: &str = "fourkings_chat_messages_total";
+pub const HOST_ORDERS: &str = "fourkings_host_orders_total";
 pub const HEAP_ALLOCATED: &str = "fourkings_heap_allocated_bytes";
 pub const HEAP_RESIDENT: &str = "fourkings_heap_resident_bytes";
 
@@ -155,6 +157,14 @@ fn describe() {
         "Seat connections that came back within rooms.connection_settle_ms: neither the drop nor the return was announced to the room."
     );
     describe_counter!(
+        CHAT_MESSAGES,
+        "Chat messages received from WebSocket clients (refused ones are also counted in fourkings_errors_total by code)."
+    );
+    describe_counter!(
+        HOST_ORDERS,
+        "Host orders about people that the room carried out, by order (unseat, lock, unlock, handover, mute, unmute, hide)."
+    );
+    describe_counter!(
         CLUSTER_FENCED,
         "Cluster mode: log entries the database refused because this node no longer owns the room (another node claimed it, or this node's lease ran out)."
     );
@@ -171,6 +181,11 @@ fn describe() {
         "Cluster mode: times this node found its lease expired and started again as a new incarnation."
     );
 }
+
+/// The labels of `HOST_ORDERS`.
+pub const HOST_ORDER_NAMES: [&str; 7] = [
+    "unseat", "lock", "unlock", "handover", "mute", "unmute", "hide",
+];
 
 /// WebSocket close reasons (`CLOSES`' label), as `ws` names them.
 pub const CLOSE_REASONS: [&str; 9] = [
@@ -197,8 +212,12 @@ fn zero() {
     for occupant in ["human", "away", "cpu", "empty"] {
         gauge!(SEATS, "occupant" => occupant).set(0.0);
     }
+    for order in HOST_ORDER_NAMES {
+        counter!(HOST_ORDERS, "order" => order).absolute(0);
+    }
     for name in [
         ACTIONS,
+        CHAT_MESSAGES,
         RATE_LIMIT_CLOSES,
         room::QUICK_RECONNECTS,
         CLUSTER_FENCED,
@@ -231,6 +250,14 @@ fn zero() {
         ErrorCode::TooManyRooms,
         ErrorCode::TooManyConnections,
         ErrorCode::StaleAck,
+        ErrorCode::ChatTooLong,
+        ErrorCode::ChatEmpty,
+        ErrorCode::ChatTooFast,
+        ErrorCode::Muted,
+        ErrorCode::ChatClosed,
+        ErrorCode::UnknownPhrase,
+        ErrorCode::Unseated,
+        ErrorCode::RoomLocked,
     ] {
         counter!(ERRORS, "code" => code.as_str()).absolute(0);
     }

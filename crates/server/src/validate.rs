@@ -151,6 +151,10 @@ impl Config {
             "limits.max_connections_per_ip",
             l.max_connections_per_ip as u64,
         );
+        positive("chat.max_chars", self.chat.max_chars as u64);
+        positive("chat.rate_messages", self.chat.rate_messages as u64);
+        positive("chat.rate_period_ms", self.chat.rate_period_ms);
+        positive("chat.recent", self.chat.recent as u64);
         positive("server.header_timeout_ms", s.header_timeout_ms);
         positive("server.request_timeout_ms", s.request_timeout_ms);
         positive("timers.join_timeout_ms", t.join_timeout_ms);

@@ -25,7 +25,9 @@ use crate::app::AppState;
 use crate::cluster::{self, Located};
 use crate::error::ApiError;
 use crate::shutdown::CLOSE_RESTART;
-use crate::telemetry::{self, ACT_LATENCY, ACTIONS, CLIENT_LIMITED, CLOSES, RATE_LIMIT_CLOSES};
+use crate::telemetry::{
+    self, ACT_LATENCY, ACTIONS, CHAT_MESSAGES, CLIENT_LIMITED, CLOSES, RATE_LIMIT_CLOSES,
+};
 
 /// Close codes.
 /// A binary frame: the protocol is JSON text.
@@ -382,6 +384,16 @@ impl Connection {
                         }
                         Some(error(e.code, e.message, None))
                     }
+                }
+            }
+            ClientMsg::Chat { text, phrase } => {
+                let Some((handle, connected)) = &self.joined else {
+                    return Some(error(ErrorCode::NotJoined, "join a room first", None));
+                };
+                metrics::counter!(CHAT_MESSAGES).increment(1);
+                match handle.chat(connected.conn, text, phrase).await {
+                    Ok(()) => None,
+                    Err(e) => Some(error(e.code, e.message, None)),
                 }
             }
             ClientMsg::Act { ack, action } => self.forward(ack, Some(action)).await,

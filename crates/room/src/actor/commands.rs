@@ -1,5 +1,6 @@
 //! What a joiner and the host may ask of the room: take a seat, change the house rules, seat a CPU
-//! player, start a game. The host token is checked in one place, [`Room::host`], for every order.
+//! player, start a game, and (in `moderation`) the orders about people. The host token is checked in
+//! one place, [`Room::host`], for every order.
 //! Each change is made durable in the room's log before the room changes, answers or tells anyone.
 
 use protocol::{ChangeSettings, ErrorCode, Event, Joined, Phase, RoomInfo, Seat};
@@ -30,6 +31,11 @@ impl Room {
             HostOrder::Settings(change) => self.change_settings(change).await,
             HostOrder::SeatCpu { seat, level } => self.seat_cpu(seat, level).await,
             HostOrder::Start { rematch } => self.start(rematch).await,
+            HostOrder::Unseat { seat } => self.unseat(seat).await,
+            HostOrder::Lock(locked) => self.lock(locked).await,
+            HostOrder::Handover { seat } => self.handover(seat).await,
+            HostOrder::Mute { seat, muted } => self.mute(seat, muted).await,
+            HostOrder::Hide { id } => self.hide(id),
         }
     }
 
@@ -40,6 +46,12 @@ impl Room {
     ) -> Result<Joined, RoomError> {
         let name = protocol::name::display_name(&name)
             .map_err(|why| RoomError::new(ErrorCode::BadMessage, why.to_string()))?;
+        if self.locked {
+            return Err(RoomError::new(
+                ErrorCode::RoomLocked,
+                "the host locked this room: no more joins",
+            ));
+        }
         // One identity, one seat in a rated room: a player holding several seats could hand
         // themselves the results (resigning the others).
         if self.settings.rated
@@ -106,6 +118,9 @@ impl Room {
         if let Some(p) = change.public {
             next.public = p;
         }
+        if let Some(c) = change.spectator_chat {
+            next.spectator_chat = c;
+        }
         self.append_room(RoomRecord::settings(&next)).await?;
         self.settings = next;
         self.emit(Event::SettingsChanged {
@@ -113,6 +128,7 @@ impl Room {
             turn_time: self.settings.turn_time,
             rated: self.settings.rated,
             public: self.settings.public,
+            spectator_chat: self.settings.spectator_chat,
         });
         Ok(self.info())
     }
@@ -201,6 +217,20 @@ impl Room {
         // Every empty seat gets a CPU player (medium unless configured otherwise).
         let level = self.bot.config().fill_level;
         for seat in Seat::ALL {
+            // A seat handed to the CPU was handed for one game: the next is the human's again.
+            if let Some(h) = self.seats[seat.index()].human_mut()
+                && std::mem::take(&mut h.handed_over)
+                && h.conns > 0
+            {
+                h.cpu_playing = false;
+                if announce {
+                    self.emit(Event::Control {
+                        seat,
+                        cpu: false,
+                        reason: protocol::ControlReason::Returned,
+                    });
+                }
+            }
             if matches!(self.seats[seat.index()], SeatState::Empty) {
                 self.seats[seat.index()] = SeatState::Cpu { level };
                 if announce {

@@ -41,9 +41,11 @@ impl Room {
             turn_time: self.settings.turn_time,
             rated: self.settings.rated,
             public: self.settings.public,
+            spectator_chat: self.settings.spectator_chat,
+            locked: self.locked,
             phase: self.phase(),
             game_no: self.game_no,
-            seats: std::array::from_fn(|i| self.seats[i].occupant()),
+            seats: std::array::from_fn(|i| self.seats[i].occupant(self.is_muted(Seat::ALL[i]))),
             v: self.v,
         }
     }
@@ -64,6 +66,13 @@ impl Room {
                 );
                 match found {
                     Some(seat) => Some(seat),
+                    None if self.removed.contains(&hash) => {
+                        let _ = reply.send(Err(RoomError::new(
+                            ErrorCode::Unseated,
+                            "the host removed this seat's player: the token no longer holds a seat",
+                        )));
+                        return;
+                    }
                     None => {
                         let _ = reply.send(Err(RoomError::new(
                             ErrorCode::BadToken,
@@ -91,7 +100,8 @@ impl Room {
             human.conns += 1;
             human.away_since = None;
             let announce = !std::mem::replace(&mut human.shown_connected, true);
-            let was_cpu = std::mem::replace(&mut human.cpu_playing, false);
+            // A seat the host handed to the CPU stays the CPU's until the game ends.
+            let was_cpu = !human.handed_over && std::mem::replace(&mut human.cpu_playing, false);
             if announce {
                 self.emit(Event::Connection {
                     seat,
@@ -117,20 +127,31 @@ impl Room {
             v: self.v,
             snapshot: match missed {
                 Some(_) => None,
-                None => Some(Box::new(self.snapshot())),
+                None => Some(Box::new(self.snapshot(seat))),
             },
         };
+        let resumed = missed.is_some();
         // A fresh outbox holds at least the welcome; if the missed events overflow it, the client
         // simply gets dropped and resyncs with a snapshot next time.
         let mut ok = outbox.try_send(frame(&welcome)).is_ok();
         for f in missed.into_iter().flatten() {
             ok = ok && outbox.try_send(f).is_ok();
         }
+        // Chat is not in the event history: a resuming client gets the recent lines again, as many
+        // as fit (lines that do not are only talk; dropping the connection for them would loop).
+        if resumed && ok {
+            for line in self.chat.readable(seat.is_none()) {
+                if outbox.try_send(frame(&ServerMsg::Chat(line))).is_err() {
+                    break;
+                }
+            }
+        }
         self.subs.push(Sub {
             conn,
             seat,
             tx: outbox,
             highest_ack: None,
+            chat_rate: Default::default(),
         });
         self.empty_since = None;
         let _ = reply.send(Ok(Connected { conn, seat }));
@@ -255,6 +276,18 @@ impl Room {
         self.drop_conns(slow);
     }
 
+    /// Send one frame to the connections `to` accepts (no event number: chat and its hiding).
+    pub(super) fn send_where(&mut self, f: Arc<str>, to: impl Fn(&Sub) -> bool) {
+        let slow: Vec<u64> = self
+            .subs
+            .iter()
+            .filter(|s| to(s))
+            .filter(|s| s.tx.try_send(f.clone()).is_err())
+            .map(|s| s.conn)
+            .collect();
+        self.drop_conns(slow);
+    }
+
     pub(super) fn send_to(&mut self, conn: u64, f: Arc<str>) {
         let slow = self
             .subs
@@ -282,8 +315,9 @@ impl Room {
         })
     }
 
-    fn snapshot(&self) -> Snapshot {
+    fn snapshot(&self, seat: Option<Seat>) -> Snapshot {
         Snapshot {
+            chat: self.chat.readable(seat.is_none()),
             room: self.info(),
             game: self.game.as_ref().map(|g| GameSnapshot {
                 game_no: self.game_no,

@@ -1,8 +1,8 @@
 //! What a room writes to its log, and how a room is rebuilt from it after a restart.
 //!
 //! The room's own log (game number 0) holds [`RoomRecord`]s: `created` first (settings and the host
-//! token's hash), then seats taken (name, seat token hash, player id), CPU seats, settings changes and
-//! game starts (game number, first seat, and the dice seed, kept server-side so that a rebuilt room
+//! token's hash), then seats taken (name, seat token hash, player id), CPU seats, settings changes,
+//! the host's orders about seats (unseat, lock, hand a seat to the CPU, mute) and game starts (game number, first seat, and the dice seed, kept server-side so that a rebuilt room
 //! continues the same dice stream). Game `n` has its own log of [`GameEntry`]s, one per applied action
 //! and dice throw, with the client's ack id for human actions.
 //!
@@ -41,6 +41,8 @@ pub(crate) enum RoomRecord {
         turn_time: TurnTime,
         rated: bool,
         public: bool,
+        #[serde(default)]
+        spectator_chat: bool,
         host_token_hash: String,
     },
     Joined {
@@ -59,6 +61,26 @@ pub(crate) enum RoomRecord {
         turn_time: TurnTime,
         rated: bool,
         public: bool,
+        #[serde(default)]
+        spectator_chat: bool,
+    },
+    /// The host freed the seat (before a game).
+    Unseated {
+        seat: Seat,
+    },
+    Locked {
+        locked: bool,
+    },
+    /// The host handed the seat to the CPU for the rest of game `game_no`.
+    Handover {
+        seat: Seat,
+        game_no: u32,
+    },
+    /// The seat's chat is muted until game `until_game` ends (`None`: unmuted).
+    Muted {
+        seat: Seat,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until_game: Option<u32>,
     },
     Started {
         game_no: u32,
@@ -79,6 +101,7 @@ impl RoomRecord {
             turn_time: settings.turn_time,
             rated: settings.rated,
             public: settings.public,
+            spectator_chat: settings.spectator_chat,
             host_token_hash: host_token_hash.to_owned(),
         }
     }
@@ -89,6 +112,7 @@ impl RoomRecord {
             turn_time: settings.turn_time,
             rated: settings.rated,
             public: settings.public,
+            spectator_chat: settings.spectator_chat,
         }
     }
 
@@ -152,6 +176,7 @@ pub fn restore(
         turn_time,
         rated,
         public,
+        spectator_chat,
         host_token_hash,
     }) = records.next().transpose()?
     else {
@@ -166,6 +191,7 @@ pub fn restore(
         turn_time,
         rated,
         public,
+        spectator_chat,
     };
     let (tx, rx) = mpsc::channel(config.commands.max(1));
     let mut room = Room::new(
@@ -200,12 +226,25 @@ pub fn restore(
                 turn_time,
                 rated,
                 public,
+                spectator_chat,
             } => {
                 room.settings.options = options;
                 room.settings.turn_time = turn_time;
                 room.settings.rated = rated;
                 room.settings.public = public;
+                room.settings.spectator_chat = spectator_chat;
             }
+            RoomRecord::Unseated { seat } => room.free_seat(seat),
+            RoomRecord::Locked { locked } => room.locked = locked,
+            RoomRecord::Handover { seat, game_no } => {
+                if game_no == room.game_no
+                    && let Some(h) = room.seats[seat.index()].human_mut()
+                {
+                    h.handed_over = true;
+                    h.cpu_playing = true;
+                }
+            }
+            RoomRecord::Muted { seat, until_game } => room.muted[seat.index()] = until_game,
             RoomRecord::Started {
                 game_no,
                 first,

@@ -54,6 +54,12 @@ impl Room {
                 "spectators cannot act: join with a seat token",
             )
         })?;
+        if matches!(&self.seats[seat.index()], SeatState::Human(h) if h.handed_over) {
+            return Err(RoomError::new(
+                ErrorCode::HandedOver,
+                "the host handed this seat to the CPU for the rest of the game",
+            ));
+        }
         let stale = sub.highest_ack.is_some_and(|highest| ack <= highest);
         if !stale {
             sub.highest_ack = Some(ack);

@@ -3,12 +3,14 @@
 // The store's test harness (a fresh SQLite file or PostgreSQL database per test), shared rather than
 // copied.
 mod abuse;
+mod chat;
 #[path = "../../../store/tests/common/mod.rs"]
 mod common;
 mod connections;
 mod errors;
 mod game_lists;
 mod games;
+mod moderation;
 mod ops;
 mod positions;
 // The seat-playing helpers of the binary tests; this binary uses only some of them.
