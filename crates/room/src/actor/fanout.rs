@@ -16,7 +16,7 @@ use super::{Room, Sub};
 use crate::dice::DiceStream;
 use crate::handle::{Connected, Reply, RoomError};
 use crate::seats::SeatState;
-use store::hash_secret;
+use secrets::hash_secret;
 
 /// A message serialized once, to be shared by every outbox it goes to.
 pub(super) fn frame(msg: &ServerMsg) -> Arc<str> {
