@@ -3,23 +3,12 @@
 // replay (the same after a reload) and stepping through it, the tab title and the WebAudio sound on
 // your turn, Teams partners and the team result, a resigned seat's screen, the phone layout with the
 // dice in sight on your turn, and no page wider than a phone in any of the five languages.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launchBrowser, newPlayer, SHOTS, attr, createRoom, joinRoom } from './harness.mjs';
+import { server, browser, useServerAndBrowser, newPlayer, SHOTS, attr, createRoom, joinRoom } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
-});
+useServerAndBrowser();
 
 /** Count the oscillators the page starts (every sound of sounds.js is WebAudio oscillators). */
 async function countSounds(page) {

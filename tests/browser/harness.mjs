@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -71,6 +72,24 @@ export async function launchBrowser() {
   return chromium.launch({
     executablePath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** The server and the browser of the test file that called `useServerAndBrowser`: set before its
+ * tests run (node --test runs each file in a process of its own, so each file has its own). */
+export let server;
+export let browser;
+
+/** Starts the file's server (with `extraEnv`, as `startServer`) and browser before its tests and
+ * closes both after them; the tests use the `server` and `browser` exported here. */
+export function useServerAndBrowser(extraEnv) {
+  before(async () => {
+    server = await startServer(extraEnv);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) await server.stop();
   });
 }
 

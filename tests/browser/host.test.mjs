@@ -4,23 +4,12 @@
 // server's list of problems shown at the fields; CPU players of a chosen level in empty seats; a
 // finished game, new settings and a rematch that plays under them. A spectator turns the board to
 // any seat; a player always has its own seat at the bottom.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launchBrowser, newPlayer, SHOTS, attr, createRoom, joinRoom, bottomRowSquares, rest } from './harness.mjs';
+import { server, browser, useServerAndBrowser, newPlayer, SHOTS, attr, createRoom, joinRoom, bottomRowSquares, rest } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
-});
+useServerAndBrowser();
 
 const logHas = (page, text) => page.waitForFunction((x) => [...document.querySelectorAll('#log li')].some((li) => li.textContent.includes(x)), text);
 

@@ -3,23 +3,12 @@
 // by click, drag and keyboard, one reloads mid-game and is back in its seat, illegal input is refused
 // with a message, a spectator watches, the language switch changes the UI, a game ends with the
 // standings and the verified dice seed, and the host starts a rematch.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launchBrowser, newPlayer, SHOTS, roomEl as room, attr, joinRoom, bottomRowSeats, createRoom as createRoomAt } from './harness.mjs';
+import { server, browser, useServerAndBrowser, newPlayer, SHOTS, roomEl as room, attr, joinRoom, bottomRowSeats, createRoom as createRoomAt } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
-});
+useServerAndBrowser();
 
 /** Create a room from the lobby form of this suite's server; returns the room id. */
 const createRoom = (page, opts) => createRoomAt(page, server.url, opts);

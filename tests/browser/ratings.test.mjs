@@ -2,26 +2,15 @@
 // leaderboard, profile), and a server without the rating routes (as an older server: `/players`,
 // `/leaderboard`, `/games` answer 404 with no body) must leave everything else working: seats by
 // name, games, the game-over screen; the rating pages say ratings are not available.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launchBrowser, newPlayer, createRoom, rest, waitOrExplain, SHOTS } from './harness.mjs';
-
-let server;
-let browser;
+import { server, browser, useServerAndBrowser, startServer, newPlayer, createRoom, rest, waitOrExplain, SHOTS } from './harness.mjs';
 
 // These games are resigned at once and few: count them (min_moves 0) and list everyone with a game.
 const LENIENT = { FOURKINGS_RATINGS__MIN_MOVES: '0', FOURKINGS_RATINGS__PROVISIONAL_GAMES: '1', FOURKINGS_RATINGS__PROVISIONAL_SIGMA: '9' };
 
-before(async () => {
-  server = await startServer(LENIENT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
-});
+useServerAndBrowser(LENIENT);
 
 /** Make this page's server look like one without ratings: the rating routes answer a bare 404. */
 async function withoutRatings(page) {

@@ -1,4 +1,6 @@
 //! CPU players for Chaturaji and four-player chess.
+//! May depend on `rules` only (and serde): pure like the rules, so that the room decides where and
+//! when a bot thinks (its worker pool), and `fourkings arena`/`engine` reuse the same players.
 //!
 //! Pure like the rules crate: no I/O, no randomness of its own (every choice is driven by the `rng_seed`
 //! the caller passes), and no clock of its own: the time limit is a safety cap read through a [`Clock`]

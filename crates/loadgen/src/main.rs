@@ -1,4 +1,8 @@
-//! `fourkings-loadgen`: opens N rooms × 4 seats against a running server over loopback, plays real
+//! `fourkings-loadgen`: a dev tool that loads a running server over loopback as players would.
+//! May depend on `testkit` only among the workspace's crates (it speaks the wire as text, like a
+//! foreign client); the crate's second binary, `fourkings-abuse` (src/abuse), probes its limits.
+//!
+//! It opens N rooms × 4 seats against a running server over loopback, plays real
 //! legal moves (picked from each seat's `view`) at a set cadence per room, and reports connections held,
 //! actions per second, act→event latency percentiles and the server's memory per connection.
 //!
@@ -28,16 +32,11 @@ use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-mod client;
-mod cluster;
-
-use client::{create_room, http, open_room, percentile};
+use testkit::percentile;
+use testkit::rest::{call, create_room, get_text, open_room, room_options};
 
 #[derive(Debug, Clone, Parser)]
-#[command(
-    about = "Load generator for a running fourkings server (loopback only)",
-    after_help = "`fourkings-loadgen cluster --help`: the cluster fault harness (docs/cluster.md)."
-)]
+#[command(about = "Load generator for a running fourkings server (loopback only)")]
 struct Args {
     /// The server's address (loopback).
     #[arg(long, default_value = "127.0.0.1:8080")]
@@ -257,7 +256,7 @@ async fn seat(
                 }
                 if e["e"] == "game_over" {
                     if let Some(host_token) = &host_token {
-                        let _ = http(
+                        let _ = call(
                             args.addr,
                             "POST",
                             &format!("/rooms/{room}/rematch"),
@@ -286,7 +285,7 @@ async fn open_cpu_rooms(args: &Args) -> anyhow::Result<Vec<String>> {
     for _ in 0..args.cpu_rooms {
         let (room, host_token) = create_room(args.addr, &args.cpu_game).await?;
         for seat in ["red", "green", "yellow", "blue"] {
-            http(
+            call(
                 args.addr,
                 "POST",
                 &format!("/rooms/{room}/cpu"),
@@ -295,7 +294,7 @@ async fn open_cpu_rooms(args: &Args) -> anyhow::Result<Vec<String>> {
             )
             .await?;
         }
-        http(
+        call(
             args.addr,
             "POST",
             &format!("/rooms/{room}/start"),
@@ -325,9 +324,9 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
         anyhow::ensure!(Instant::now() < setup_until, "setup took too long");
         let room = open_room(args.addr, &args.game).await?;
         if let Some(limit) = args.move_limit {
-            let mut options = client::room_options(&args.game);
+            let mut options = room_options(&args.game);
             options["move_limit"] = json!(limit);
-            http(
+            call(
                 args.addr,
                 "PUT",
                 &format!("/rooms/{}/settings", room.0),
@@ -375,7 +374,7 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
 
 /// The server's heap in KiB (allocated, resident), from its `/metrics` (jemalloc builds).
 async fn heap_kib(addr: SocketAddr) -> Option<(u64, u64)> {
-    let text = client::get_text(addr, "/metrics").await.ok()?;
+    let text = get_text(addr, "/metrics").await.ok()?;
     let gauge = |name: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.trim().parse::<f64>().ok())
@@ -389,7 +388,7 @@ async fn heap_kib(addr: SocketAddr) -> Option<(u64, u64)> {
 
 /// Open rooms as `/metrics` counts them (every phase).
 async fn open_rooms(addr: SocketAddr) -> Option<u64> {
-    let text = client::get_text(addr, "/metrics").await.ok()?;
+    let text = get_text(addr, "/metrics").await.ok()?;
     Some(
         text.lines()
             .filter(|l| l.starts_with("fourkings_rooms{"))
@@ -436,7 +435,7 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
         *slot.lock().expect("not poisoned") = began + phase;
     }
     for (room, host_token, _) in &p.rooms {
-        http(
+        call(
             args.addr,
             "POST",
             &format!("/rooms/{room}/start"),
@@ -543,12 +542,6 @@ fn run_children(args: &Args, rss: impl FnOnce()) -> anyhow::Result<Report> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    // The cluster harness is its own command with its own options.
-    if std::env::args().nth(1).as_deref() == Some("cluster") {
-        let args = cluster::Args::parse_from(std::env::args().skip(1));
-        let passed = cluster::run(args).await?;
-        std::process::exit(if passed { 0 } else { 1 });
-    }
     let args = Arc::new(Args::parse());
     anyhow::ensure!(
         args.addr.ip().is_loopback(),
@@ -578,7 +571,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let mut cpu_playing = 0;
     for room in &cpu_rooms {
-        let info = http(args.addr, "GET", &format!("/rooms/{room}"), None, "").await?;
+        let info = call(args.addr, "GET", &format!("/rooms/{room}"), None, "").await?;
         cpu_playing += usize::from(info["phase"] == "playing");
     }
     report.latencies_us.sort_unstable();

@@ -1,6 +1,9 @@
-//! The wire of fourkings: every WebSocket message and REST body, as serde types shared by the server,
-//! the end-to-end tests and the load generator. `docs/protocol.md` documents each one with a JSON
-//! example, and a test parses every example into these types.
+//! The wire of fourkings: every WebSocket message and REST body as serde types, and the one rule for
+//! display names ([`name`]). May depend on `rules` and `rating` (whose types some messages name) and
+//! on no other fourkings crate; `room`, `store`, `server` and the end-to-end tests use it.
+//!
+//! `docs/protocol.md` documents each message with a JSON example, and a test parses every example
+//! into these types.
 //!
 //! Game-specific payloads (house rules, actions, what an action did, standings) are carried as JSON
 //! values produced by the rules crate's own serde types, so this crate knows no rules.

@@ -1,6 +1,9 @@
-//! Pure rating maths for fourkings: the Weng-Lin system (a Bayesian, TrueSkill-like system with a
-//! closed-form update, via the `skillratings` crate) for four-way rankings with shared places and for
-//! two teams of two.
+//! Pure rating maths for fourkings: four-way rankings with shared places, and two teams of two.
+//! May depend on no other fourkings crate (`skillratings`, serde, thiserror); `protocol`, `room`,
+//! `store` and `server` use it (the store applies it when it records a rated game).
+//!
+//! The system is Weng-Lin (a Bayesian, TrueSkill-like system with a closed-form update, via the
+//! `skillratings` crate).
 //!
 //! Everything here is a function of its inputs: no I/O, no clock, no randomness. Seats are given in the
 //! shared seat order of the rules crate: **Red, Blue, Yellow, Green** (index 0..4). Teams in four-player

@@ -49,7 +49,7 @@ use crate::record::RecordedAction;
 use crate::seats::SeatState;
 use crate::{RoomConfig, RoomSettings};
 use persist::RoomRecord;
-use store::hash_secret;
+use secrets::hash_secret;
 use timers::sleep_until_opt;
 
 /// Create a room: its first log record (settings and the host token's hash) is made durable, then
@@ -144,7 +144,7 @@ struct BotPlan {
 struct Room {
     id: Arc<str>,
     settings: RoomSettings,
-    /// `store::hash_secret` of the host token: the log keeps only the hash, so a rebuilt room checks
+    /// `secrets::hash_secret` of the host token: the log keeps only the hash, so a rebuilt room checks
     /// tokens the same way.
     host_hash: String,
     config: Arc<RoomConfig>,

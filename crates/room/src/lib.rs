@@ -1,4 +1,8 @@
-//! Rooms: one tokio task per table owns its game; everyone else holds a cloneable [`RoomHandle`]
+//! Rooms: one tokio actor per table owns its game, seats, timers, CPU players, dice and events.
+//! May depend on `rules`, `bots`, `rating`, `protocol` and `secrets`, never on `store` or `server`:
+//! persistence is the [`log::ActionLog`] port it is handed (the server's is over the store).
+//!
+//! One tokio task per table owns its game; everyone else holds a cloneable [`RoomHandle`]
 //! (a bounded `mpsc` sender). No locks around game state and no `.await` on I/O inside the actor:
 //! connections get pre-serialized frames through bounded outboxes, and a full outbox drops that
 //! connection instead of blocking the room.
@@ -25,7 +29,6 @@ pub const QUICK_RECONNECTS: &str = "fourkings_quick_reconnects_total";
 
 pub use actor::{StoredRoom, create, restore};
 pub use handle::{Connected, RoomError, RoomHandle};
-pub use seats::new_token;
 
 use std::time::Duration;
 

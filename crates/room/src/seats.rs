@@ -3,16 +3,9 @@
 
 use std::collections::VecDeque;
 
-use rand::Rng;
 use tokio::time::Instant;
 
 use protocol::Occupant;
-
-/// A fresh secret token: 128 random bits, hex.
-pub fn new_token() -> String {
-    let bytes: [u8; 16] = rand::rng().random();
-    hex::encode(bytes)
-}
 
 #[derive(Debug)]
 pub enum SeatState {
@@ -24,7 +17,7 @@ pub enum SeatState {
 #[derive(Debug)]
 pub struct Human {
     pub name: String,
-    /// `store::hash_secret` of the seat token: the room's log keeps only the hash.
+    /// `secrets::hash_secret` of the seat token: the room's log keeps only the hash.
     pub token_hash: String,
     /// The player's identity when the joiner proved one (`player_id` + secret); `None`: a guest.
     pub player_id: Option<String>,

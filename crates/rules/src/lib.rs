@@ -1,4 +1,6 @@
 //! Pure rules of the games fourkings serves: dice **Chaturaji** and **four-player chess**.
+//! May depend on no other fourkings crate (serde and thiserror only); `bots`, `protocol`, `room`,
+//! `store` and `server` build on it, and nothing in it knows whether a seat is a human or a CPU.
 //!
 //! No I/O, no clock, no randomness: dice are an input (the room owns the seeded RNG), so a game is fully
 //! determined by its options, first seat, dice sequence and actions.

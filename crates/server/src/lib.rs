@@ -1,6 +1,9 @@
-//! The fourkings server: axum REST + WebSocket over the room actors, configured by
-//! `config/default.toml` and `FOURKINGS_*` variables. [`app::Application::build`] is the test seam:
-//! it binds (port 0 in tests) and returns the address before serving.
+//! The fourkings server: axum REST + WebSocket over the room actors, configuration, telemetry, CLI.
+//! May depend on every library crate of the workspace but `testkit` (only its tests use that): it
+//! wires them together (the store becomes the rooms' log port here). No crate depends on it.
+//!
+//! Configured by `config/default.toml` and `FOURKINGS_*` variables. [`app::Application::build`] is
+//! the test seam: it binds (port 0 in tests) and returns the address before serving.
 #![forbid(unsafe_code)]
 
 pub mod app;

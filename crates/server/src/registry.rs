@@ -146,7 +146,7 @@ impl Registry {
     pub fn fresh_id(&self) -> String {
         let inner = self.inner.lock().expect("registry lock");
         loop {
-            let id = room::new_token()[..10].to_owned();
+            let id = secrets::new_token()[..10].to_owned();
             if !inner.rooms.contains_key(&id) {
                 return id;
             }

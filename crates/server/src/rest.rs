@@ -151,16 +151,11 @@ pub async fn create_player(
     req: Result<Json<CreatePlayer>, JsonRejection>,
 ) -> ApiResult<CreatedPlayer> {
     let req = body(req)?;
-    // The one rule for every display name (seat names too), before the store's own bounds.
-    let name = protocol::name::display_name(&req.display_name).map_err(|why| {
-        ApiError::new(
-            ErrorCode::BadMessage,
-            format!("invalid display name: {why}"),
-        )
-    })?;
+    // The store applies the one rule for every display name (`protocol::name`, seat names too);
+    // `store_error` answers its refusal with `bad_message`.
     let new = state
         .store
-        .create_player(&name)
+        .create_player(&req.display_name)
         .await
         .map_err(store_error)?;
     Ok(Json(CreatedPlayer {
@@ -197,7 +192,7 @@ pub async fn create_room(
         spectator_chat: req.spectator_chat,
     };
     let slot = take_slot(&state, client).await?;
-    let host_token = room::new_token();
+    let host_token = secrets::new_token();
     let id = state.registry.fresh_id();
     // The room row first (the log refers to it), then the room's first log record.
     state

@@ -19,8 +19,9 @@ pub enum StoreError {
     Json(#[from] serde_json::Error),
     #[error("{what} `{id}` not found")]
     NotFound { what: &'static str, id: String },
+    /// The one rule for display names is the wire's (`protocol::name`): the store keeps no other.
     #[error("invalid display name: {0}")]
-    InvalidName(&'static str),
+    InvalidName(#[from] protocol::name::NameProblem),
     #[error("invalid game result: {0}")]
     InvalidResult(#[from] rating::ResultError),
     #[error("room {room_id} already has a finished game number {game_no} under another id")]

@@ -1,4 +1,8 @@
-//! Persistence for fourkings behind one [`Store`] trait, with two backends over sqlx:
+//! Persistence for fourkings behind one [`Store`] trait: SQLite and PostgreSQL, and the log writer.
+//! May depend on `rules`, `rating`, `protocol` (the display-name rule) and `secrets`, never on
+//! `room` or `server`: the server adapts it to the room's log port.
+//!
+//! Two backends over sqlx:
 //!
 //! - [`SqliteStore`], the default: one file (by default `./data/fourkings.db`), created with its folder
 //!   on first start, no setup. WAL journal, by default with `synchronous=FULL`: every commit is
@@ -25,7 +29,6 @@ pub mod cluster;
 mod error;
 mod model;
 mod rated;
-mod secret;
 mod spool;
 mod sql;
 mod writer;
@@ -39,7 +42,6 @@ use serde_json::Value;
 
 pub use error::StoreError;
 pub use model::*;
-pub use secret::hash_secret;
 pub use spool::Spool;
 pub use sql::{PgStore, SqliteStore};
 pub use writer::{AppendError, Durable, LogWriter, WriterConfig, WriterHealth};

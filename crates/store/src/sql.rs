@@ -11,6 +11,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use rating::{GameResult, Pool, Rating, anchor_of};
 use rules::Seat;
+use secrets::{hash_secret, new_player_id, new_secret, secret_matches};
 use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -19,7 +20,6 @@ use sqlx::{Postgres, QueryBuilder, Row, Sqlite};
 
 use crate::model::now_millis;
 use crate::rated::{rated_players, rating_changes};
-use crate::secret::{clean_display_name, hash_secret, new_player_id, new_secret, secret_matches};
 use crate::{
     AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, GameSummary, HistoryEntry,
     HistoryQuery, LeaderboardQuery, LeaderboardRow, LogEntry, Millis, NewPlayer, NewRoom,
@@ -250,7 +250,7 @@ macro_rules! impl_store {
             }
 
             async fn create_player(&self, display_name: &str) -> Result<NewPlayer, StoreError> {
-                let display_name = clean_display_name(display_name)?;
+                let display_name = protocol::name::display_name(display_name)?;
                 let secret = new_secret();
                 let player = Player {
                     id: new_player_id(),
@@ -298,7 +298,7 @@ macro_rules! impl_store {
                 id: &str,
                 display_name: &str,
             ) -> Result<Player, StoreError> {
-                let display_name = clean_display_name(display_name)?;
+                let display_name = protocol::name::display_name(display_name)?;
                 let row = sqlx::query(
                     "UPDATE players SET display_name = $2 WHERE id = $1 AND NOT is_cpu \
                      RETURNING id, display_name, is_cpu, created_at",

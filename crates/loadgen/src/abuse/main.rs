@@ -301,16 +301,11 @@ async fn own_seat(args: &Args) -> Option<(String, String)> {
 }
 
 async fn body(args: &Args, method: &str, path: &str, body: &str) -> Option<serde_json::Value> {
-    let mut stream = connect(args).await.ok()?;
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        args.addr,
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.ok()?;
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).await.ok()?;
-    serde_json::from_str(raw.split_once("\r\n\r\n")?.1).ok()
+    let stream = connect(args).await.ok()?;
+    let answer = testkit::http::request_over(stream, args.addr, method, path, None, body)
+        .await
+        .ok()?;
+    serde_json::from_str(&answer.body).ok()
 }
 
 /// The legitimate client: `fourkings-loadgen` beside this process; its act→event p50/p99 line.
@@ -356,17 +351,12 @@ fn legit(args: &Args) -> std::thread::JoinHandle<String> {
 async fn healthz_ms(args: &Args) -> String {
     let started = Instant::now();
     // From the legitimate address: the probe an operator's monitor would send.
-    let Ok(mut s) = TcpStream::connect(args.addr).await else {
+    let Ok(s) = TcpStream::connect(args.addr).await else {
         return "healthz: no connection".into();
     };
-    let head = format!(
-        "GET /healthz HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-        args.addr
-    );
-    let _ = s.write_all(head.as_bytes()).await;
-    let mut raw = Vec::new();
-    match tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut raw)).await {
-        Ok(Ok(_)) if raw.starts_with(b"HTTP/1.1 200") => {
+    let probe = testkit::http::request_over(s, args.addr, "GET", "/healthz", None, "");
+    match tokio::time::timeout(Duration::from_secs(5), probe).await {
+        Ok(Ok(answer)) if answer.status == 200 => {
             format!(
                 "healthz 200 in {:.1} ms",
                 started.elapsed().as_secs_f64() * 1000.0

@@ -10,8 +10,8 @@ use super::{Room, Running, now_ms};
 use crate::dice::DiceStream;
 use crate::game::TableGame;
 use crate::handle::{HostOrder, RoomError};
-use crate::seats::{Human, SeatState, new_token};
-use store::hash_secret;
+use crate::seats::{Human, SeatState};
+use secrets::{hash_secret, new_token};
 
 impl Room {
     /// A host's order: the one place that checks the host token.

@@ -17,7 +17,7 @@ use crate::QUICK_RECONNECTS;
 use crate::dice::DiceStream;
 use crate::handle::{Connected, Reply, RoomError};
 use crate::seats::SeatState;
-use store::hash_secret;
+use secrets::hash_secret;
 
 /// A message serialized once, to be shared by every outbox it goes to.
 pub(super) fn frame(msg: &ServerMsg) -> Arc<str> {

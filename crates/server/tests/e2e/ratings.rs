@@ -10,7 +10,7 @@ use rating::{CpuLevel, GameResult, Pool, Rating, anchor, rate};
 use serde_json::{Value, json};
 use store::{FinishedGame, NewRoom, SeatPlayer};
 
-use crate::play::{Seen, pump};
+use crate::play::{Seen, act, pump};
 use crate::support::{Client, create_room, host, http, post, start, start_with_store, test_config};
 
 /// A new player identity: (id, secret).
@@ -50,15 +50,7 @@ async fn play_moves_to_end(c: &mut Client, seen: &mut Seen, next_ack: &mut u64) 
             .find(|a| a["type"] == "move")
             .unwrap_or(&legal[0])
             .clone();
-        let ack = *next_ack;
-        *next_ack += 1;
-        c.send(json!({"t": "act", "ack": ack, "action": action}))
-            .await;
-        pump(c, seen, |_, m| {
-            assert_ne!(m["t"], "error", "{m}");
-            m["t"] == "ack" && m["ack"] == ack
-        })
-        .await;
+        act(c, seen, next_ack, action).await;
     }
 }
 

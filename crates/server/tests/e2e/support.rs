@@ -1,4 +1,4 @@
-//! A real server on port 0, a minimal HTTP client for the REST calls, and real WebSocket clients.
+//! A real server on port 0, the REST calls over testkit's HTTP client, and real WebSocket clients.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -79,41 +78,10 @@ pub async fn http_raw(
     token: Option<&str>,
     body: Option<&str>,
 ) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(addr).await.expect("connects");
-    let body = body.unwrap_or("");
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    let raw = String::from_utf8(raw).unwrap();
-    let (head, rest) = raw.split_once("\r\n\r\n").expect("a response");
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let head = head.to_ascii_lowercase();
-    let payload = if head.contains("transfer-encoding: chunked") {
-        dechunk(rest)
-    } else {
-        rest.to_owned()
-    };
-    (status, head, payload)
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let (size, rest) = s.split_once("\r\n").unwrap();
-        let n = usize::from_str_radix(size.trim(), 16).unwrap();
-        if n == 0 {
-            return out;
-        }
-        out.push_str(&rest[..n]);
-        s = &rest[n + 2..];
-    }
+    let answer = testkit::http::request(addr, method, path, token, body.unwrap_or(""))
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    (answer.status, answer.head.to_ascii_lowercase(), answer.body)
 }
 
 pub async fn post(addr: SocketAddr, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {

@@ -55,6 +55,21 @@ pub async fn pump(c: &mut Client, seen: &mut Seen, mut done: impl FnMut(&Seen, &
     }
 }
 
+/// Sends `action` under the next ack id and reads (noting) until it is acknowledged; an `error`
+/// fails the test. Returns the ack id.
+pub async fn act(c: &mut Client, seen: &mut Seen, next_ack: &mut u64, action: Value) -> u64 {
+    let ack = *next_ack;
+    *next_ack += 1;
+    c.send(json!({"t": "act", "ack": ack, "action": action}))
+        .await;
+    pump(c, seen, |_, m| {
+        assert_ne!(m["t"], "error", "{m}");
+        m["t"] == "ack" && m["ack"] == ack
+    })
+    .await;
+    ack
+}
+
 /// Plays the seat's first legal action at each of its turns until `acks` actions were acknowledged
 /// (or the game ended), then waits for the seat's next turn. Returns the acked (ack id, action)s.
 pub async fn play(
@@ -68,15 +83,7 @@ pub async fn play(
         pump(c, seen, |s, _| s.view.is_some() || s.game_over.is_some()).await;
         let Some(view) = seen.view.take() else { break };
         let action = view["legal"][0].clone();
-        let ack = *next_ack;
-        *next_ack += 1;
-        c.send(json!({"t": "act", "ack": ack, "action": action}))
-            .await;
-        pump(c, seen, |_, m| {
-            assert_ne!(m["t"], "error", "{m}");
-            m["t"] == "ack" && m["ack"] == ack
-        })
-        .await;
+        let ack = act(c, seen, next_ack, action.clone()).await;
         acked.push((ack, action));
     }
     if seen.game_over.is_none() {

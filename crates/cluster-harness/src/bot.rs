@@ -18,8 +18,9 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::checker::{Acked, Seen, Segment};
-use crate::client::{http, split_url};
+use crate::checker::{Acked, Seen, Segment};
+use testkit::http::split_url;
+use testkit::rest::call;
 
 /// A connection attempt that has not been welcomed (or redirected) by then is abandoned: a paused
 /// node completes TCP handshakes from its backlog and then says nothing.
@@ -460,7 +461,7 @@ impl SeatClient {
                 tokio::time::sleep(Duration::from_millis(300)).await;
                 let addr = nodes[(i + attempt) % nodes.len()];
                 let path = format!("/rooms/{room}/rematch");
-                if http(addr, "POST", &path, Some(&host_token), "{}")
+                if call(addr, "POST", &path, Some(&host_token), "{}")
                     .await
                     .is_ok()
                 {

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{Connection, PgPool, Row};
 
-use super::checker::LogRow;
+use crate::checker::LogRow;
 
 #[derive(Debug)]
 pub struct Db {

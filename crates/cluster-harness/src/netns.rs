@@ -17,8 +17,8 @@ use std::process::Command;
 use rustix::process::{Pid, Signal, kill_process};
 use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 
-use super::Args;
-use super::faults::Fault;
+use crate::Args;
+use crate::faults::Fault;
 
 /// The port every node listens on inside its own namespace.
 const NODE_PORT: u16 = 8080;

@@ -40,9 +40,9 @@ fn server_bin() -> PathBuf {
         .status()
         .expect("cargo runs");
     assert!(status.success(), "the server binary builds");
-    // The loadgen binary lives in the same target directory as the server's.
-    let loadgen = PathBuf::from(env!("CARGO_BIN_EXE_fourkings-loadgen"));
-    loadgen.with_file_name("fourkings")
+    // The harness binary lives in the same target directory as the server's.
+    let harness = PathBuf::from(env!("CARGO_BIN_EXE_fourkings-cluster-harness"));
+    harness.with_file_name("fourkings")
 }
 
 /// The number at the end of the line that starts with `name` (after trimming).
@@ -67,8 +67,8 @@ fn a_short_cluster_run_with_a_kill_and_a_pause_loses_nothing() {
         return;
     }
     let bin = server_bin();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fourkings-loadgen"))
-        .args(["cluster", "--server-bin"])
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fourkings-cluster-harness"))
+        .arg("--server-bin")
         .arg(&bin)
         .args(["--pg", &pg_base()])
         .args(["--rooms", "6", "--seconds", "48", "--seed", "7"])

@@ -1,154 +1,26 @@
-//! `fourkings-loadgen cluster`: the fault harness of cluster mode (issue #9).
-//!
-//! It starts three `fourkings` nodes on a fresh PostgreSQL database, opens rooms of four seat clients
-//! that connect to random nodes, injects faults at random moments (seeded), and at the end checks the
-//! database's log against everything the clients were told ([`checker`]). It prints the invariants
-//! (all must be 0, or the exit status is 1) and the figures: failover time, client reconnect time, and
-//! the latency one redirect adds to a join. See docs/cluster.md.
-
-mod bot;
-pub mod checker;
-mod db;
-mod faults;
-mod netns;
-mod nodes;
+//! One run: the nodes, the rooms and their seat clients, the faults in their slots, then the checker's
+//! verdict and the figures.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use clap::Parser;
 use rand::rngs::StdRng;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
-use rustix::process::Signal;
+use testkit::percentile;
+use testkit::rest::{call, open_room};
 use tokio::sync::watch;
 
-use crate::client::{http, open_room, percentile};
-use bot::{Ctx, SeatPlan, SeatReport};
-use db::Db;
-use faults::Fault;
-use nodes::{Node, NodeEnv};
-
-#[derive(Debug, Clone, Parser)]
-#[command(
-    name = "fourkings-loadgen cluster",
-    // The run inside the hub namespace gets the outer command line plus its own overrides.
-    args_override_self = true,
-    about = "Cluster fault harness: 3 nodes on a fresh PostgreSQL database, rooms of 4 seat clients, \
-             faults at random moments, then the log checked against what every client was told"
-)]
-pub struct Args {
-    /// The `fourkings` binary to run as the nodes.
-    #[arg(long, default_value = "target/release/fourkings")]
-    server_bin: PathBuf,
-    /// The PostgreSQL server (no database name): the run creates its own database there.
-    #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432")]
-    pg: String,
-    #[arg(long, default_value_t = 3)]
-    nodes: usize,
-    /// Rooms of four seat clients each.
-    #[arg(long, default_value_t = 50)]
-    rooms: usize,
-    /// `fourchess` (free-for-all) or `chaturaji`.
-    #[arg(long, default_value = "fourchess")]
-    game: String,
-    /// Seconds of play (the faults are spread over them; each needs about three leases plus the
-    /// clients' silence timeout).
-    #[arg(long, default_value_t = 150)]
-    seconds: u64,
-    /// Seeds the fault moments and targets and every client's choices.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Faults to inject, in a random order: kill9, stop, drain, netcut, dbcut. The last two need
-    /// network namespaces (root); without them they are skipped with a notice.
-    #[arg(long, default_value = "kill9,stop,drain,netcut,dbcut")]
-    faults: String,
-    #[arg(long, default_value_t = 3000)]
-    lease_ttl_ms: u64,
-    #[arg(long, default_value_t = 1000)]
-    renew_ms: u64,
-    /// Mean think time of a seat client before it acts.
-    #[arg(long, default_value_t = 150)]
-    think_ms: u64,
-    /// A connection with no frame at all for this long is dead (nodes ping every 500 ms).
-    #[arg(long, default_value_t = 2000)]
-    silence_ms: u64,
-    /// Network namespaces for the nodes (needed by netcut and dbcut): `auto` uses them when running
-    /// as root.
-    #[arg(long, default_value = "auto")]
-    netns: String,
-    /// RUST_LOG of the nodes (their stderr goes to files in the run's directory).
-    #[arg(long, default_value = "warn")]
-    node_log: String,
-    /// Keep the database and the nodes' logs even when the run passes.
-    #[arg(long)]
-    keep: bool,
-    /// Internal: running inside this hub namespace.
-    #[arg(long, hide = true)]
-    inside_hub: Option<String>,
-    /// Internal: the Unix socket the outer process relays to PostgreSQL.
-    #[arg(long, hide = true)]
-    hub_relay: Option<PathBuf>,
-}
-
-/// What happened at one fault.
-#[derive(Debug)]
-struct FaultRecord {
-    fault: Fault,
-    node: usize,
-    at: Duration,
-    at_ms: i64,
-    rooms: Vec<String>,
-    fenced_after: Option<u64>,
-    /// SIGSTOP: the paused incarnation's own verdict (it found its lease expired and dropped its
-    /// rooms), and the rows it wrote after SIGCONT (must be none).
-    lease_lost_after: Option<u64>,
-    written_after_resume: Option<i64>,
-    note: String,
-}
-
-fn unix_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// The sum of a counter's samples in a Prometheus text page.
-fn counter(page: &str, name: &str) -> Option<u64> {
-    let mut found = None;
-    for line in page.lines().filter(|l| !l.starts_with('#')) {
-        let Some(rest) = line.strip_prefix(name) else {
-            continue;
-        };
-        if !(rest.starts_with(' ') || rest.starts_with('{')) {
-            continue;
-        }
-        if let Some(value) = rest
-            .split_whitespace()
-            .last()
-            .and_then(|v| v.parse::<f64>().ok())
-        {
-            *found.get_or_insert(0) += value as u64;
-        }
-    }
-    found
-}
-
-const FENCED_METRIC: &str = "fourkings_cluster_fenced_appends_total";
-const LEASE_LOST_METRIC: &str = "fourkings_cluster_lease_lost_total";
-
-/// A node's fenced appends and lost leases so far.
-async fn fence_counters(addr: SocketAddr) -> Option<(u64, u64)> {
-    let page = crate::client::get_text(addr, "/metrics").await.ok()?;
-    Some((
-        counter(&page, FENCED_METRIC).unwrap_or(0),
-        counter(&page, LEASE_LOST_METRIC).unwrap_or(0),
-    ))
-}
+use crate::Args;
+use crate::bot::{self, Ctx, SeatPlan, SeatReport};
+use crate::checker;
+use crate::db::Db;
+use crate::faults::{self, Fault};
+use crate::inject::{FaultRecord, inject};
+use crate::netns;
+use crate::nodes::{self, Node, NodeEnv};
 
 /// The whole run; `Ok(false)` when an invariant failed.
 pub async fn run(args: Args) -> anyhow::Result<bool> {
@@ -294,7 +166,7 @@ async fn run_with(
     }
     for (room, host_token) in &rooms {
         let addr = ctx.nodes.choose(rng).expect("nodes").1;
-        http(
+        call(
             addr,
             "POST",
             &format!("/rooms/{room}/start"),
@@ -501,122 +373,6 @@ fn print_clients(reports: &[SeatReport]) {
     );
 }
 
-/// One fault on a node that owns rooms (a random one among them), and its repair.
-async fn inject(
-    fault: Fault,
-    nodes: &mut [Node],
-    db: &mut Db,
-    args: &Args,
-    rng: &mut StdRng,
-    began: Instant,
-) -> anyhow::Result<FaultRecord> {
-    let mut owners = Vec::new();
-    for node in nodes.iter().filter(|n| n.running()) {
-        let rooms = db.rooms_owned_by(&node.public_url()).await?;
-        owners.push((node.index, rooms));
-    }
-    owners.shuffle(rng);
-    // The node with rooms, if any has some (a fault on an empty node tests nothing).
-    owners.sort_by_key(|(_, rooms)| rooms.is_empty());
-    let (index, rooms) = owners
-        .into_iter()
-        .next()
-        .ok_or_else(|| anyhow::anyhow!("no node is running"))?;
-    let ttl = Duration::from_millis(args.lease_ttl_ms);
-    let at = began.elapsed();
-    let at_ms = unix_ms();
-    let node = &mut nodes[index];
-    let mut fenced_after = None;
-    let mut lease_lost_after = None;
-    let mut written_after_resume = None;
-    let note = match fault {
-        Fault::Kill9 => {
-            tokio::task::block_in_place(|| node.kill9())?;
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            tokio::task::block_in_place(|| node.start())?;
-            format!("killed; restarted as incarnation {}", node.incarnations)
-        }
-        Fault::Stop => {
-            let before = fence_counters(node.addr).await.unwrap_or((0, 0));
-            let incarnation = db.live_node_id(&node.public_url()).await?;
-            node.signal(Signal::STOP)?;
-            let paused = ttl * 2 + Duration::from_millis(500);
-            tokio::time::sleep(paused).await;
-            let resumed_ms = unix_ms();
-            node.signal(Signal::CONT)?;
-            // What it had queued while paused is refused by the fence, or it finds its lease gone.
-            let deadline = Instant::now() + Duration::from_secs(15);
-            let mut after = before;
-            while Instant::now() < deadline {
-                after = fence_counters(node.addr).await.unwrap_or(before);
-                if after.0 > before.0 || after.1 > before.1 {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            // Let whatever it still had in flight land (or be refused) before counting its rows.
-            tokio::time::sleep(ttl).await;
-            written_after_resume = match &incarnation {
-                Some(id) => Some(db.rows_written_by_since(id, resumed_ms).await?),
-                None => None,
-            };
-            fenced_after = Some(after.0.saturating_sub(before.0));
-            lease_lost_after = Some(after.1.saturating_sub(before.1));
-            format!(
-                "paused {:.1} s; after SIGCONT: appends refused {}, lease lost {}, rows written {}",
-                paused.as_secs_f64(),
-                after.0.saturating_sub(before.0),
-                after.1.saturating_sub(before.1),
-                written_after_resume.map_or("?".into(), |n| n.to_string())
-            )
-        }
-        Fault::Drain => {
-            let status = tokio::task::block_in_place(|| node.drain(Duration::from_secs(15)))?;
-            tokio::task::block_in_place(|| node.start())?;
-            format!(
-                "SIGTERM: exit {}; restarted as incarnation {}",
-                status.code().map_or("signal".into(), |c| c.to_string()),
-                node.incarnations
-            )
-        }
-        Fault::NetCut | Fault::DbCut => {
-            let ns = node
-                .netns
-                .clone()
-                .ok_or_else(|| anyhow::anyhow!("{} needs network namespaces", fault.name()))?;
-            let cut = ttl * 2 + Duration::from_millis(500);
-            let links = netns::links_for(fault);
-            netns::set_links(&ns, links, false)?;
-            tokio::time::sleep(cut).await;
-            netns::set_links(&ns, links, true)?;
-            tokio::time::sleep(Duration::from_secs(2)).await;
-            let fenced = fence_counters(node.addr).await.map(|c| c.0);
-            fenced_after = fenced;
-            format!(
-                "{} cut for {:.1} s; fenced appends so far: {}",
-                if fault == Fault::NetCut {
-                    "network"
-                } else {
-                    "database link"
-                },
-                cut.as_secs_f64(),
-                fenced.map_or("?".into(), |n| n.to_string())
-            )
-        }
-    };
-    Ok(FaultRecord {
-        fault,
-        node: index,
-        at,
-        at_ms,
-        rooms,
-        fenced_after,
-        lease_lost_after,
-        written_after_resume,
-        note,
-    })
-}
-
 /// Spectator joins of the same rooms through their owner and through another node (one redirect):
 /// the welcome's latency each way, microseconds, sorted.
 async fn redirect_latency(
@@ -660,24 +416,4 @@ async fn redirect_latency(
     via_owner.sort_unstable();
     via_other.sort_unstable();
     (via_owner, via_other)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::counter;
-
-    #[test]
-    fn counters_are_read_from_the_metrics_page() {
-        let page = "# TYPE fourkings_cluster_fenced_appends_total counter\n\
-                    fourkings_cluster_fenced_appends_total 3\n\
-                    fourkings_cluster_fenced_appends_total_other 9\n\
-                    fourkings_x{a=\"b\"} 1\n";
-        assert_eq!(
-            counter(page, "fourkings_cluster_fenced_appends_total"),
-            Some(3)
-        );
-        let labelled = "c{room=\"a\"} 2\nc{room=\"b\"} 5\n";
-        assert_eq!(counter(labelled, "c"), Some(7));
-        assert_eq!(counter(page, "missing"), None);
-    }
 }
