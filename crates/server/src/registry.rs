@@ -268,6 +268,7 @@ mod tests {
             turn_time: TurnTime::None,
             rated: false,
             public: true,
+            spectator_chat: false,
         };
         let config = Arc::new(RoomConfig {
             lobby_idle,

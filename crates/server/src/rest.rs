@@ -624,9 +624,6 @@ pub async fn hide(
     carried_out("hide", handle.hide(host, req.id).await?)
 }
 
-/// Actions a `GET /rooms/{id}/positions` page may hold at most.
-const MAX_POSITIONS: usize = 1000;
-
 #[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PositionsParams {
