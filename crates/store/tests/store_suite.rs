@@ -271,15 +271,7 @@ async fn unfinished_rooms_tell_their_last_activity_and_running_game_and_close_in
     let result = GameResult::Places([1, 2, 3, 4]);
     for room_id in ["done", "playing"] {
         let id = format!("{room_id}-1");
-        let mut game = finished(
-            &id,
-            room_id,
-            1,
-            Pool::Chaturaji,
-            seats.clone(),
-            result.clone(),
-            1,
-        );
+        let mut game = finished(&id, room_id, 1, Pool::Chaturaji, seats.clone(), result, 1);
         game.unrated = Some(UnratedReason::Guest);
         store.record_game(&game).await.unwrap();
     }
