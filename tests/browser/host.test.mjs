@@ -91,10 +91,12 @@ test('host between games: every house rule, listed problems, CPU levels, a finis
 
   // An edit not saved yet is not lost by "Start the game": it is saved first.
   await fillSettings(host, { options: { boat_triumph: true } });
-  // While the game runs the host's form is gone; the timer runs.
+  // While the game runs the host's settings form and CPU seats are gone (the panel keeps only its
+  // players' section, for moderation); the timer runs.
   await host.click('#start-game');
   for (const p of [host, guest]) await p.waitForSelector('#room[data-phase="playing"]');
-  assert.equal(await host.locator('#host-panel').isHidden(), true);
+  assert.equal(await host.locator('#host-form').isHidden(), true);
+  assert.equal(await host.locator('#host-cpu').isHidden(), true);
   await host.waitForSelector('#turn:text("s left")');
   assert.equal((await rest(server.url, 'GET', `/rooms/${id}`)).body.options.boat_triumph, true);
   assert.equal(await host.evaluate(() => window.fourkings.game.options.boat_triumph), true);
