@@ -133,6 +133,19 @@ export const roomEl = (page) => page.locator('#room');
 /** A data attribute of the room element (the client mirrors its state there for the tests). */
 export const attr = (page, name) => roomEl(page).getAttribute(`data-${name}`);
 
+/**
+ * Resign `page`'s seat at once, unless a one-round game ends first: when neither die of Red's
+ * first throw can be used the turn passes at once (C.9) and the CPU seats finish the round.
+ */
+export async function resignUnlessOver(page) {
+  await waitOrExplain(page, '#resign, #room[data-phase="finished"]');
+  try {
+    await page.click('#resign', { timeout: 2000 });
+  } catch (e) {
+    if ((await page.locator('#room').getAttribute('data-phase')) !== 'finished') throw e;
+  }
+}
+
 /** Create a room from the lobby form at `url` (the host takes the first seat); returns the room id. */
 export async function createRoom(page, url, { name, game, tweak }) {
   await page.goto(`${url}/`);

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { server, browser, useServerAndBrowser, newPlayer, SHOTS, attr, createRoom, joinRoom, bottomRowSquares, rest } from './harness.mjs';
+import { server, browser, useServerAndBrowser, newPlayer, SHOTS, attr, createRoom, joinRoom, bottomRowSquares, rest, resignUnlessOver } from './harness.mjs';
 
 useServerAndBrowser();
 
@@ -102,7 +102,7 @@ test('host between games: every house rule, listed problems, CPU levels, a finis
   assert.equal(await host.evaluate(() => window.fourkings.game.options.boat_triumph), true);
 
   // The two humans resign; the CPUs finish the one round.
-  for (const p of [host, guest]) await p.click('#resign');
+  for (const p of [host, guest]) await resignUnlessOver(p);
   for (const p of [host, guest]) await p.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
   await host.waitForSelector('#standings tbody tr');
 
@@ -131,7 +131,7 @@ test('host between games: every house rule, listed problems, CPU levels, a finis
   await logHas(guest, 'Game 2 starts; Red moves first.');
   const game2 = await guest.evaluate(() => ({ ...window.fourkings.game.options, no: window.fourkings.game.game_no }));
   assert.deepEqual([game2.no, game2.dice, game2.round_limit, game2.promotion], [2, 'cube', 2, 'lost_type_only']);
-  assert.equal(await host.locator('#host-panel').isHidden(), true);
+  assert.equal(await host.locator('#host-form').isHidden(), true);
   // No deadline any more.
   assert.doesNotMatch(await host.locator('#turn').textContent(), /s left/);
 

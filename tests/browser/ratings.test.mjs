@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { server, browser, useServerAndBrowser, startServer, newPlayer, createRoom, rest, waitOrExplain, SHOTS } from './harness.mjs';
+import { server, browser, useServerAndBrowser, startServer, newPlayer, createRoom, rest, resignUnlessOver, SHOTS } from './harness.mjs';
 
 // These games are resigned at once and few: count them (min_moves 0) and list everyone with a game.
 const LENIENT = { FOURKINGS_RATINGS__MIN_MOVES: '0', FOURKINGS_RATINGS__PROVISIONAL_GAMES: '1', FOURKINGS_RATINGS__PROVISIONAL_SIGMA: '9' };
@@ -31,7 +31,7 @@ test('without the rating routes: guest seats, a rated room plays to the end, the
   await host.waitForSelector('#room[data-phase="playing"]');
   // After the game ends the page looks for the game's record.
   const recordAsked = host.waitForResponse((r) => new URL(r.url()).pathname.startsWith('/games/'), { timeout: 90000 });
-  await waitOrExplain(host, '#resign', { click: true });
+  await resignUnlessOver(host);
   await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
   await host.waitForSelector('#standings tbody tr[data-seat="red"]');
   // The record lookups (404) leave the screen as it is: no rating column, no record link.
@@ -63,7 +63,7 @@ test('a rated game: the device gets a player identity, each seat shows its ratin
   assert.equal(me.display_name, 'Mira');
   await host.click('#start-game');
   await host.waitForSelector('#room[data-phase="playing"]');
-  await waitOrExplain(host, '#resign', { click: true });
+  await resignUnlessOver(host);
   await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
   // The `rated` event brings every seat's change (CPU seats at their level's fixed anchor).
   await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
@@ -114,7 +114,7 @@ test('a rated game: the device gets a player identity, each seat shows its ratin
 /** Plays one rated Chaturaji game on `host`'s room page by resigning at once; waits for its changes. */
 async function resignAndWaitForRating(host) {
   await host.waitForSelector('#room[data-phase="playing"]');
-  await waitOrExplain(host, '#resign', { click: true });
+  await resignUnlessOver(host);
   await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
   await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
 }

@@ -210,7 +210,7 @@ export class ReplayPage {
   viewState() {
     const doc = this.body.record;
     const seq = this.seq();
-    const state = seq === null ? this.start : this.steps[seq].state;
+    const state = seq === null ? this.start : thrownDiceShown(this.steps[seq]);
     const end = this.at === this.total;
     const seats = doc.seats.map((s) => (s.cpu_level
       ? { kind: 'cpu', level: s.cpu_level }
@@ -374,4 +374,15 @@ export function replayView(root, id) {
   const page = new ReplayPage(root, id);
   page.load();
   return page;
+}
+
+/**
+ * The state after a step, with the throw on the table: when neither die of a throw can be used the
+ * turn passes at once (C.9) and the state after it holds no dice, so the step's `rolled` event
+ * supplies them (each marked with why it cannot be used).
+ */
+function thrownDiceShown(step) {
+  if (!step.state || step.state.dice || !step.action || step.action.type !== 'roll') return step.state;
+  const rolled = (step.applied || []).find((e) => e.type === 'rolled');
+  return rolled ? { ...step.state, dice: rolled.dice } : step.state;
 }
