@@ -4,7 +4,9 @@
 use crate::Seat;
 
 use super::bits::Bits;
-use super::geometry::{ALL_DIRS, DIAG, KNIGHT as KNIGHT_JUMPS, ORTHO, pawn_captures, step};
+use super::geometry::{
+    ALL_DIRS, DIAG, KNIGHT as KNIGHT_JUMPS, ORTHO, is_board_square, pawn_captures, step,
+};
 use super::piece::{
     EMPTY, KING, KNIGHT, PAWN, kind_of, owner_of, slides_diagonally, slides_orthogonally,
 };
@@ -28,23 +30,75 @@ static PAWN_HITS: [u32; 4] = {
     table
 };
 
+/// `RAYS[sq][i]`: the board squares beyond `sq` along `ALL_DIRS[i]`, up to the edge. A ray with no
+/// attacker on it can hold neither a check nor a pinner, so the king scan skips it without walking.
+static RAYS: [[Bits; 8]; 256] = {
+    let mut table = [[Bits::EMPTY; 8]; 256];
+    let mut sq = 0;
+    while sq < 256 {
+        let mut i = 0;
+        while i < 8 {
+            let mut t = step(sq as u8, ALL_DIRS[i]);
+            while is_board_square(t) {
+                table[sq][i].0[(t >> 6) as usize] |= 1 << (t & 63);
+                t = step(t, ALL_DIRS[i]);
+            }
+            i += 1;
+        }
+        sq += 1;
+    }
+    table
+};
+
+/// `KNIGHT_REACH[sq]`: the board squares a knight jump away from `sq`; with no attacker on them the
+/// knight probes are skipped.
+static KNIGHT_REACH: [Bits; 256] = {
+    let mut table = [Bits::EMPTY; 256];
+    let mut sq = 0;
+    while sq < 256 {
+        let mut i = 0;
+        while i < 8 {
+            let t = step(sq as u8, KNIGHT_JUMPS[i]);
+            if is_board_square(t) {
+                table[sq].0[(t >> 6) as usize] |= 1 << (t & 63);
+            }
+            i += 1;
+        }
+        sq += 1;
+    }
+    table
+};
+
 #[inline(always)]
 fn owned_by(code: u8, owners: u32) -> bool {
     // `OFF` has owner 31, beyond every mask; `EMPTY` never matches a kind test made before this one.
     (owners >> owner_of(code)) & 1 != 0
 }
 
-/// Whether a piece of one of `owners` attacks `sq`. `ignore` is treated as empty (the moving king's own
-/// square, so it cannot shield the square it steps to); pass `sq` itself to ignore nothing.
+/// Whether a piece of one of `owners` (standing on `enemies`) attacks `sq`. `ignore` is treated as
+/// empty (the moving king's own square, so it cannot shield the square it steps to); pass `sq` itself to
+/// ignore nothing.
 #[inline]
-pub(crate) fn is_attacked(board: &[u8; 256], sq: u8, owners: u32, ignore: u8) -> bool {
-    for d in KNIGHT_JUMPS {
-        let p = board[step(sq, d) as usize];
-        if kind_of(p) == KNIGHT && owned_by(p, owners) {
-            return true;
+pub(crate) fn is_attacked(
+    board: &[u8; 256],
+    sq: u8,
+    owners: u32,
+    enemies: &Bits,
+    ignore: u8,
+) -> bool {
+    if KNIGHT_REACH[sq as usize].intersects(enemies) {
+        for d in KNIGHT_JUMPS {
+            let p = board[step(sq, d) as usize];
+            if kind_of(p) == KNIGHT && owned_by(p, owners) {
+                return true;
+            }
         }
     }
-    for d in ORTHO {
+    let rays = &RAYS[sq as usize];
+    for (i, d) in ORTHO.into_iter().enumerate() {
+        if !rays[i].intersects(enemies) {
+            continue;
+        }
         let mut t = step(sq, d);
         let mut p = board[t as usize];
         if kind_of(p) == KING && owned_by(p, owners) {
@@ -59,6 +113,9 @@ pub(crate) fn is_attacked(board: &[u8; 256], sq: u8, owners: u32, ignore: u8) ->
         }
     }
     for (i, d) in DIAG.into_iter().enumerate() {
+        if !rays[4 + i].intersects(enemies) {
+            continue;
+        }
         let mut t = step(sq, d);
         let mut p = board[t as usize];
         if owned_by(p, owners) {
@@ -131,9 +188,15 @@ pub(crate) struct KingSafety {
 }
 
 impl KingSafety {
-    /// Scans from `king` (owned by `seat`, attacked by `owners`).
+    /// Scans from `king` (owned by `seat`, attacked by `owners`, whose pieces stand on `enemies`).
     #[inline]
-    pub(crate) fn compute(board: &[u8; 256], king: u8, seat: u8, owners: u32) -> KingSafety {
+    pub(crate) fn compute(
+        board: &[u8; 256],
+        king: u8,
+        seat: u8,
+        owners: u32,
+        enemies: &Bits,
+    ) -> KingSafety {
         let mut safety = KingSafety {
             checkers: 0,
             evasion: Bits::EMPTY,
@@ -142,15 +205,20 @@ impl KingSafety {
             pin_count: 0,
             king,
         };
-        for d in KNIGHT_JUMPS {
-            let t = step(king, d);
-            let p = board[t as usize];
-            if kind_of(p) == KNIGHT && owned_by(p, owners) {
-                safety.checkers += 1;
-                safety.evasion.set(t);
+        if KNIGHT_REACH[king as usize].intersects(enemies) {
+            for d in KNIGHT_JUMPS {
+                let t = step(king, d);
+                let p = board[t as usize];
+                if kind_of(p) == KNIGHT && owned_by(p, owners) {
+                    safety.checkers += 1;
+                    safety.evasion.set(t);
+                }
             }
         }
         for (i, d) in ALL_DIRS.into_iter().enumerate() {
+            if !RAYS[king as usize][i].intersects(enemies) {
+                continue;
+            }
             let diagonal = i >= 4;
             let first = step(king, d);
             let mut t = first;

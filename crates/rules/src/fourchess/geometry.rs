@@ -58,6 +58,12 @@ pub const fn on_board(file: u8, rank: u8) -> bool {
     !(edge_file && edge_rank)
 }
 
+/// Whether a mailbox index is one of the 160 squares.
+pub(crate) const fn is_board_square(sq: u8) -> bool {
+    let row = sq / 16;
+    row >= 1 && on_board(sq % 16, row - 1)
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", (b'a' + self.file()) as char, self.rank() + 1)

@@ -5,6 +5,8 @@
 //! perft count the last ply in bulk. En passant (it removes a second piece) is played on a copy and
 //! tested; king steps test the target square with the king lifted off the board.
 
+use crate::Seat;
+
 use super::attacks::{KingSafety, is_attacked};
 use super::bits::Bits;
 use super::geometry::{
@@ -58,27 +60,74 @@ pub(crate) fn count_legal_moves(pos: &Position) -> u64 {
     counter.0
 }
 
+/// Where a piece may land without exposing its king.
+trait Targets {
+    fn ok(&self, board: &[u8; 256], t: u8) -> bool;
+}
+
+/// Anywhere: no check and the piece is not pinned (the common case, so it compiles to no test at all).
+struct Anywhere;
+
+impl Targets for Anywhere {
+    #[inline(always)]
+    fn ok(&self, _: &[u8; 256], _: u8) -> bool {
+        true
+    }
+}
+
+/// Only these squares (the evasion line and/or the pin line), or onto an enemy king in Teams.
+struct Within {
+    squares: Bits,
+    /// Owners whose king may be captured whatever it exposes (F.9 Teams); 0 in FFA.
+    king_capture: u32,
+}
+
+impl Targets for Within {
+    #[inline(always)]
+    fn ok(&self, board: &[u8; 256], t: u8) -> bool {
+        let code = board[t as usize];
+        self.squares.has(t) || (kind_of(code) == KING && owned_by(code, self.king_capture))
+    }
+}
+
+/// What every piece's generation needs from the position, computed once per position.
+struct Context<'a> {
+    pos: &'a Position,
+    owners: u32,
+    /// Where the pieces of `owners` stand.
+    enemies: Bits,
+    capturable: u32,
+    /// Owners whose king may be captured whatever it exposes (F.9 Teams); 0 in FFA.
+    king_capture: u32,
+    teams: bool,
+    promotion_progress: u8,
+    /// The passed squares (M) of the en-passant entries this side may take.
+    ep_squares: Bits,
+    /// Whether `ep_squares` has any (rarely), so pawn captures usually skip the test.
+    any_ep: bool,
+}
+
+/// The seat is a const parameter so that pawn directions, home rows and promotion rows fold into
+/// constants: one copy of the generator per seat.
 #[inline(always)]
 fn generate<S: MoveSink>(pos: &Position, out: &mut S) {
-    let me = pos.to_move;
-    let seat = me as u8;
+    match pos.to_move {
+        Seat::Red => generate_for::<S, 0>(pos, out),
+        Seat::Blue => generate_for::<S, 1>(pos, out),
+        Seat::Yellow => generate_for::<S, 2>(pos, out),
+        Seat::Green => generate_for::<S, 3>(pos, out),
+    }
+}
+
+#[inline(always)]
+fn generate_for<S: MoveSink, const SEAT: u8>(pos: &Position, out: &mut S) {
+    let me = Seat::from_index(SEAT as usize);
     if pos.is_eliminated(me) {
         return;
     }
     let board = &pos.board;
     let owners = pos.attackers_of(me);
-    let capturable = pos.capturable_by(me);
     let teams = pos.mode == Mode::Teams;
-    let king = pos.kings[me as usize];
-    let safety = (king != 0).then(|| KingSafety::compute(board, king, seat, owners));
-    let promotion_progress = if teams {
-        TEAMS_PROMOTION_PROGRESS
-    } else {
-        FFA_PROMOTION_PROGRESS
-    };
-    // F.9, Teams: capturing an enemy king is always legal, whatever it leaves attacked.
-    let king_capture = |code: u8| teams && kind_of(code) == KING && owned_by(code, owners);
-
     let mut ep_squares = Bits::EMPTY;
     for pusher in 0..4 {
         let e = pos.ep[pusher];
@@ -86,106 +135,148 @@ fn generate<S: MoveSink>(pos: &Position, out: &mut S) {
             ep_squares.set(e.m);
         }
     }
+    let cx = Context {
+        pos,
+        owners,
+        enemies: pos.pieces_of(owners),
+        capturable: pos.capturable_by(me),
+        king_capture: if teams { owners } else { 0 },
+        teams,
+        promotion_progress: if teams {
+            TEAMS_PROMOTION_PROGRESS
+        } else {
+            FFA_PROMOTION_PROGRESS
+        },
+        ep_squares,
+        any_ep: ep_squares != Bits::EMPTY,
+    };
+    let king = pos.kings[SEAT as usize];
+    let safety = (king != 0).then(|| KingSafety::compute(board, king, SEAT, owners, &cx.enemies));
+    let checkers = safety.map_or(0, |s| s.checkers);
+    let own = pos.occ[SEAT as usize];
 
-    for from in pos.occ[seat as usize].iter() {
+    // Not in check and nothing pinned (most positions): every non-king move is legal as generated.
+    let Some(s) = safety.filter(|s| s.checkers > 0 || s.pinned != Bits::EMPTY) else {
+        own.for_each(|from| {
+            let kind = kind_of(board[from as usize]);
+            if kind == KING {
+                king_moves(&cx, from, checkers, out);
+            } else {
+                piece_moves::<S, _, SEAT>(&cx, from, kind, &Anywhere, out);
+            }
+        });
+        return;
+    };
+    for from in own.iter() {
         let kind = kind_of(board[from as usize]);
         if kind == KING {
-            king_moves(
-                pos,
-                from,
-                owners,
-                capturable,
-                teams,
-                safety.map_or(0, |s| s.checkers),
-                out,
-            );
+            king_moves(&cx, from, checkers, out);
             continue;
         }
-        // Where this piece may land without exposing its king; `None` = anywhere.
-        let restrict: Option<Bits> = match &safety {
-            None => None,
-            Some(s) if s.checkers >= 2 => Some(Bits::EMPTY),
-            Some(s) => {
-                let mut r = (s.checkers == 1).then_some(s.evasion);
-                if s.pinned.has(from) {
-                    let line = s.pin_line(board, from);
-                    r = Some(match r {
-                        Some(e) => Bits(std::array::from_fn(|w| e.0[w] & line.0[w])),
-                        None => line,
-                    });
-                }
-                r
-            }
+        let pinned = s.pinned.has(from);
+        if s.checkers == 0 && !pinned {
+            piece_moves::<S, _, SEAT>(&cx, from, kind, &Anywhere, out);
+            continue;
+        }
+        let mut squares = match s.checkers {
+            0 => Bits([!0; 4]),
+            1 => s.evasion,
+            _ => Bits::EMPTY,
         };
-        let ok = |t: u8| restrict.is_none_or(|b| b.has(t)) || king_capture(board[t as usize]);
-        match kind {
-            PAWN => {
-                let fwd = pawn_forward(me);
-                let t1 = step(from, fwd);
-                if board[t1 as usize] == EMPTY {
-                    if ok(t1) {
-                        push_pawn(
-                            out,
-                            from,
-                            t1,
-                            0,
-                            teams,
-                            progress(me, t1) == promotion_progress,
-                        );
-                    }
-                    let t2 = step(t1, fwd);
-                    if progress(me, from) == HOME_PROGRESS && board[t2 as usize] == EMPTY && ok(t2)
-                    {
-                        out.push(Move::new(from, t2, 0, DOUBLE_PUSH));
-                    }
+        if pinned {
+            let line = s.pin_line(board, from);
+            squares = Bits(std::array::from_fn(|w| squares.0[w] & line.0[w]));
+        }
+        let within = Within {
+            squares,
+            king_capture: cx.king_capture,
+        };
+        piece_moves::<S, _, SEAT>(&cx, from, kind, &within, out);
+    }
+}
+
+/// The moves of the non-king piece `kind` on `from` that land on `targets`.
+#[inline(always)]
+fn piece_moves<S: MoveSink, T: Targets, const SEAT: u8>(
+    cx: &Context,
+    from: u8,
+    kind: u8,
+    targets: &T,
+    out: &mut S,
+) {
+    let me = Seat::from_index(SEAT as usize);
+    let board = &cx.pos.board;
+    let capturable = cx.capturable;
+    match kind {
+        PAWN => {
+            let fwd = pawn_forward(me);
+            let t1 = step(from, fwd);
+            if board[t1 as usize] == EMPTY {
+                if targets.ok(board, t1) {
+                    push_pawn(
+                        out,
+                        from,
+                        t1,
+                        0,
+                        cx.teams,
+                        progress(me, t1) == cx.promotion_progress,
+                    );
                 }
-                for c in pawn_captures(me) {
-                    let t = step(from, c);
-                    let p = board[t as usize];
-                    let promotes = progress(me, t) == promotion_progress;
-                    if ep_squares.has(t) && (p == EMPTY || owned_by(p, capturable)) {
-                        // F.6: en passant, and the double capture when a capturable piece stands on M.
-                        let candidate = Move::new(from, t, 0, EN_PASSANT);
-                        if king_capture(p) || leaves_king_safe(pos, candidate) {
-                            push_pawn(out, from, t, EN_PASSANT, teams, promotes);
-                        }
-                    } else if p != EMPTY && owned_by(p, capturable) && ok(t) {
-                        push_pawn(out, from, t, 0, teams, promotes);
-                    }
+                let t2 = step(t1, fwd);
+                if progress(me, from) == HOME_PROGRESS
+                    && board[t2 as usize] == EMPTY
+                    && targets.ok(board, t2)
+                {
+                    out.push(Move::new(from, t2, 0, DOUBLE_PUSH));
                 }
             }
-            KNIGHT => {
-                for d in KNIGHT_JUMPS {
-                    let t = step(from, d);
-                    let p = board[t as usize];
-                    if (p == EMPTY || owned_by(p, capturable)) && ok(t) {
-                        out.push(Move::new(from, t, 0, 0));
+            for c in pawn_captures(me) {
+                let t = step(from, c);
+                let p = board[t as usize];
+                let promotes = progress(me, t) == cx.promotion_progress;
+                if cx.any_ep && cx.ep_squares.has(t) && (p == EMPTY || owned_by(p, capturable)) {
+                    // F.6: en passant, and the double capture when a capturable piece stands on M.
+                    let candidate = Move::new(from, t, 0, EN_PASSANT);
+                    let takes_king = kind_of(p) == KING && owned_by(p, cx.king_capture);
+                    if takes_king || leaves_king_safe(cx.pos, candidate) {
+                        push_pawn(out, from, t, EN_PASSANT, cx.teams, promotes);
                     }
+                } else if p != EMPTY && owned_by(p, capturable) && targets.ok(board, t) {
+                    push_pawn(out, from, t, 0, cx.teams, promotes);
                 }
             }
-            _ => {
-                let dirs: &[i16] = match kind {
-                    BISHOP => &DIAG,
-                    ROOK => &ORTHO,
-                    _ => &ALL_DIRS,
-                };
-                debug_assert!(matches!(kind, BISHOP | ROOK | QUEEN | ONE_POINT_QUEEN));
-                for &d in dirs {
-                    let mut t = step(from, d);
-                    loop {
-                        let p = board[t as usize];
-                        if p == EMPTY {
-                            if ok(t) {
-                                out.push(Move::new(from, t, 0, 0));
-                            }
-                            t = step(t, d);
-                            continue;
-                        }
-                        if owned_by(p, capturable) && ok(t) {
+        }
+        KNIGHT => {
+            for d in KNIGHT_JUMPS {
+                let t = step(from, d);
+                let p = board[t as usize];
+                if (p == EMPTY || owned_by(p, capturable)) && targets.ok(board, t) {
+                    out.push(Move::new(from, t, 0, 0));
+                }
+            }
+        }
+        _ => {
+            debug_assert!(matches!(kind, BISHOP | ROOK | QUEEN | ONE_POINT_QUEEN));
+            let dirs: &[i16] = match kind {
+                BISHOP => &DIAG,
+                ROOK => &ORTHO,
+                _ => &ALL_DIRS,
+            };
+            for &d in dirs {
+                let mut t = step(from, d);
+                loop {
+                    let p = board[t as usize];
+                    if p == EMPTY {
+                        if targets.ok(board, t) {
                             out.push(Move::new(from, t, 0, 0));
                         }
-                        break;
+                        t = step(t, d);
+                        continue;
                     }
+                    if owned_by(p, capturable) && targets.ok(board, t) {
+                        out.push(Move::new(from, t, 0, 0));
+                    }
+                    break;
                 }
             }
         }
@@ -207,22 +298,16 @@ fn push_pawn<S: MoveSink>(out: &mut S, from: u8, to: u8, flags: u8, teams: bool,
     }
 }
 
-fn king_moves<S: MoveSink>(
-    pos: &Position,
-    from: u8,
-    owners: u32,
-    capturable: u32,
-    teams: bool,
-    checkers: u32,
-    out: &mut S,
-) {
+fn king_moves<S: MoveSink>(cx: &Context, from: u8, checkers: u32, out: &mut S) {
+    let pos = cx.pos;
+    let (owners, capturable, teams) = (cx.owners, cx.capturable, cx.teams);
     let board = &pos.board;
     for d in ALL_DIRS {
         let t = step(from, d);
         let p = board[t as usize];
         if p == EMPTY || owned_by(p, capturable) {
             let captures_king = teams && kind_of(p) == KING && owned_by(p, owners);
-            if captures_king || !is_attacked(board, t, owners, from) {
+            if captures_king || !is_attacked(board, t, owners, &cx.enemies, from) {
                 out.push(Move::new(from, t, 0, 0));
             }
         }
@@ -238,8 +323,8 @@ fn king_moves<S: MoveSink>(
                 || c.empty[..c.empty_len as usize]
                     .iter()
                     .any(|&s| board[s as usize] != EMPTY)
-                || is_attacked(board, c.rook_to, owners, c.rook_to)
-                || is_attacked(board, c.king_to, owners, c.king_to)
+                || is_attacked(board, c.rook_to, owners, &cx.enemies, c.rook_to)
+                || is_attacked(board, c.king_to, owners, &cx.enemies, c.king_to)
             {
                 continue;
             }
@@ -255,13 +340,14 @@ fn leaves_king_safe(pos: &Position, m: Move) -> bool {
     let mut after = pos.clone();
     after.make(m);
     let k = after.kings[me as usize];
-    k == 0 || !is_attacked(&after.board, k, owners, k)
+    k == 0 || !is_attacked(&after.board, k, owners, &after.pieces_of(owners), k)
 }
 
 /// Whether `seat`'s king is attacked by its live opponents.
 pub(crate) fn in_check(pos: &Position, seat: crate::Seat) -> bool {
     let k = pos.kings[seat as usize];
-    k != 0 && is_attacked(&pos.board, k, pos.attackers_of(seat), k)
+    let owners = pos.attackers_of(seat);
+    k != 0 && is_attacked(&pos.board, k, owners, &pos.pieces_of(owners), k)
 }
 
 /// Whether the side to move has any legal move.

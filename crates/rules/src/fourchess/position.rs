@@ -185,6 +185,18 @@ impl Position {
         (opponents & self.live_mask()) as u32
     }
 
+    /// The squares of the pieces of `owners` (a bitmask of owner indices).
+    #[inline(always)]
+    pub(crate) fn pieces_of(&self, owners: u32) -> Bits {
+        let mut pieces = Bits::EMPTY;
+        for (owner, occ) in self.occ.iter().enumerate() {
+            if (owners >> owner) & 1 != 0 {
+                pieces = pieces.union(occ);
+            }
+        }
+        pieces
+    }
+
     /// Owners `seat` may capture: its attackers and grey pieces (F.4, F.18).
     #[inline(always)]
     pub(crate) fn capturable_by(&self, seat: Seat) -> u32 {
