@@ -1,7 +1,8 @@
 // Shared pieces of the browser suite: start the real fourkings server on a free port, launch
 // Debian's chromium through playwright-core, and stop both afterwards.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
@@ -24,9 +25,14 @@ export async function startServer(extraEnv = {}) {
   // Against a server that is already running (a deployment, or one started by hand).
   if (process.env.SERVER_URL) return { url: process.env.SERVER_URL.replace(/\/$/, ''), log: () => '', stop: async () => {} };
   const bin = serverBinary();
+  // A database and spool of its own (unless the environment names one): two servers of one test
+  // never share a SQLite file, and what an earlier run left in data/ shows on no leaderboard.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fourkings-browser-'));
   const child = spawn(bin, [], {
     cwd: ROOT,
     env: {
+      ...(process.env.DATABASE_URL ? {} : { FOURKINGS_DATABASE__URL: `sqlite://${dir}/fourkings.db` }),
+      FOURKINGS_DATABASE__SPOOL_PATH: `${dir}/log-spool.jsonl`,
       ...process.env,
       FOURKINGS_SERVER__LISTEN: '127.0.0.1:0',
       FOURKINGS_TIMERS__CPU_DELAY_MS: '30',
@@ -57,8 +63,9 @@ export async function startServer(extraEnv = {}) {
     url,
     log: () => log,
     stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', resolve);
+      const done = () => { rmSync(dir, { recursive: true, force: true }); resolve(); };
+      if (child.exitCode !== null) return done();
+      child.once('exit', done);
       child.kill('SIGINT');
       setTimeout(() => child.kill('SIGKILL'), 3000);
     }),

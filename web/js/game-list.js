@@ -3,24 +3,26 @@
 // (`GET /players/{id}/games`), newest first, a page at a time ("Older games" adds the next).
 import { t } from './i18n.js';
 import { api } from './api.js';
-import { esc, setHtml } from './util.js';
+import { esc, setHtml, fmtWhen } from './util.js';
 import { SYMBOL, COLOR } from './games.js';
 import { changeText, profileLink } from './ratings.js';
+import { cpuName } from './seats.js';
+
+/** The CPU levels' player ids and their numbers (`cpu.level_N`). */
+const CPU_LEVEL = { 'cpu:easy': 1, 'cpu:medium': 2, 'cpu:hard': 3 };
 
 export function replayLink(id) {
   return `/?game=${encodeURIComponent(id)}`;
 }
 
-function fmtDate(ms) {
-  try {
-    return new Date(ms).toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  } catch {
-    return String(ms);
-  }
+/** A seat's holder in words: a CPU by its level in the page's language, else the name it played under. */
+function holder(s) {
+  const level = CPU_LEVEL[s.player_id];
+  return level ? cpuName(level) : s.name || t(`seat.${s.seat}`);
 }
 
 function seatChip(s, winner) {
-  const name = `<span class="sym" style="color:${COLOR[s.seat]}" aria-hidden="true">${SYMBOL[s.seat]}</span> ${esc(s.name || t(`seat.${s.seat}`))}`;
+  const name = `<span class="sym" style="color:${COLOR[s.seat]}" aria-hidden="true">${SYMBOL[s.seat]}</span> ${esc(holder(s))}`;
   return `<span class="chip${winner ? ' won' : ''}" data-seat="${s.seat}" title="${esc(t(`seat.${s.seat}`))} · ${esc(t('seat.points', { n: s.points }))}">${name}</span>`;
 }
 
@@ -34,13 +36,13 @@ function rowHtml(g, player) {
   const won = new Set(g.winners);
   const link = `<a class="replay-link" href="${replayLink(g.game_id)}">${esc(t('replay.open'))}</a>`;
   if (!player) {
-    return `<tr data-game="${esc(g.game_id)}"><td class="num">${esc(g.game_no)}</td><td class="when">${esc(fmtDate(g.finished_at))}</td>
+    return `<tr data-game="${esc(g.game_id)}"><td class="num">${esc(g.game_no)}</td><td class="when">${esc(fmtWhen(g.finished_at))}</td>
       <td class="winner">${winnerHtml(g)}</td><td>${link}</td></tr>`;
   }
   const mine = g.seats.filter((s) => s.player_id === player);
   const result = mine.map((s) => `<span class="place place-${s.place}">${esc(t('games.place', { place: s.place }))}</span> · ${esc(t('seat.points', { n: s.points }))}`).join('<br>');
   const change = g.rating ? esc(changeText(g.rating)) : `<span class="muted">${esc(t('over.unrated_seat'))}</span>`;
-  return `<tr data-game="${esc(g.game_id)}"><td class="when">${esc(fmtDate(g.finished_at))}</td><td>${esc(t(`pool.${g.pool}`))}</td>
+  return `<tr data-game="${esc(g.game_id)}"><td class="when">${esc(fmtWhen(g.finished_at))}</td><td>${esc(t(`pool.${g.pool}`))}</td>
     <td class="players">${g.seats.map((s) => (s.player_id && s.player_id !== player && !s.player_id.startsWith('cpu:') && s.player_id !== 'guest'
     ? `<a href="${profileLink(s.player_id)}">${seatChip(s, won.has(s.seat))}</a>` : seatChip(s, won.has(s.seat)))).join(' ')}</td>
     <td class="result">${result}</td><td class="rating-change">${change}</td><td>${link}</td></tr>`;

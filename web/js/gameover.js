@@ -6,7 +6,7 @@ import { esc, setHtml } from './util.js';
 import { SYMBOL, COLOR } from './games.js';
 import { TEAMS, isTeams, seatNames, teamLabel } from './seats.js';
 import { reasonText } from './events.js';
-import { changeForSeat, changeText, gameLink, poolOf, profileLink } from './ratings.js';
+import { changeForSeat, changeShort, changeText, gameLink, poolOf, profileLink } from './ratings.js';
 import { replayLink } from './game-list.js';
 
 /**
@@ -24,7 +24,7 @@ export function renderGameOver(el, s, verify, { replay = true } = {}) {
   const rows = [...g.outcome.standings].sort((a, b) => a.place - b.place).map((st) => {
     const change = rated ? changeForSeat(g.ratings, st.seat) : null;
     const rating = !rated ? '' : change
-      ? `<td class="rating-change" data-player="${esc(change.player_id)}"><a href="${profileLink(change.player_id)}">${esc(changeText(change))}</a></td>`
+      ? `<td class="rating-change" data-player="${esc(change.player_id)}"><a href="${profileLink(change.player_id)}" title="${esc(changeText(change))}">${esc(changeShort(change))}</a></td>`
       : `<td class="rating-change muted">${esc(t('over.unrated_seat'))}</td>`;
     return `<tr data-seat="${st.seat}"><td class="num">${st.place}</td><td class="seat-cell"><span style="color:${COLOR[st.seat]}">${SYMBOL[st.seat]}</span> ${esc(t(`seat.${st.seat}`))}</td>
          <td class="name-cell">${esc(names[st.seat] || '')}</td><td class="num">${st.points}</td>${rating}</tr>`;

@@ -3,7 +3,7 @@
 // without ratings (no `/leaderboard`, `/players/{id}` routes) gets a calm "not available" instead.
 import { t } from './i18n.js';
 import { api } from './api.js';
-import { esc } from './util.js';
+import { esc, fmtWhen } from './util.js';
 import { storedPlayer } from './player.js';
 import { GameList, replayLink } from './game-list.js';
 
@@ -25,13 +25,26 @@ export function ratingNumber(r) {
   return Math.round(1000 + 40 * (r.mu - 3 * r.sigma));
 }
 
+/** A difference of shown ratings with its sign: "+12", "−61", "±0". */
+function signed(d) {
+  return `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)}`;
+}
+
 /** "1000 → 1012 (+12)" for one rating change {before, after}. */
 export function changeText(change) {
   const a = ratingNumber(change.before);
   const b = ratingNumber(change.after);
   if (a === null || b === null) return '';
-  const d = b - a;
-  return `${a} → ${b} (${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)})`;
+  return `${a} → ${b} (${signed(b - a)})`;
+}
+
+/** "1012 (+12)": the rating after a change and the change, for narrow columns (`changeText` says
+ * it in full, e.g. as the title). */
+export function changeShort(change) {
+  const a = ratingNumber(change.before);
+  const b = ratingNumber(change.after);
+  if (a === null || b === null) return '';
+  return `${b} (${signed(b - a)})`;
 }
 
 /** The change of the player who held `seat`, from a `rated` event's or a game record's list. */
@@ -56,14 +69,6 @@ function failure(e) {
 
 function failureHtml(f) {
   return `<p class="error" id="ratings-error" role="alert">${esc(t(f.key))}${f.detail ? ` (${esc(f.detail)})` : ''}</p>`;
-}
-
-function fmtTime(ms) {
-  try {
-    return new Date(ms).toLocaleString(document.documentElement.lang || undefined);
-  } catch {
-    return String(ms);
-  }
 }
 
 class LeaderboardPage {
@@ -157,7 +162,8 @@ export function chartSvg(points, label) {
   if (points.length < 2) return '';
   const W = 600;
   const H = 180;
-  const pad = { l: 44, r: 12, t: 10, b: 24 };
+  // Room for the labels at the larger size a phone draws them (style.css).
+  const pad = { l: 62, r: 14, t: 14, b: 32 };
   const xs = points.map((p) => p.games);
   const ys = points.map((p) => p.value);
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
@@ -168,7 +174,7 @@ export function chartSvg(points, label) {
   const line = points.map((p) => `${px(p.games).toFixed(1)},${py(p.value).toFixed(1)}`).join(' ');
   const last = points[points.length - 1];
   const tick = (y) => `<line x1="${pad.l}" x2="${W - pad.r}" y1="${py(y).toFixed(1)}" y2="${py(y).toFixed(1)}" class="grid"/>
-    <text x="${pad.l - 6}" y="${(py(y) + 4).toFixed(1)}" text-anchor="end">${Math.round(y)}</text>`;
+    <text x="${pad.l - 6}" y="${py(y).toFixed(1)}" text-anchor="end" dominant-baseline="middle">${Math.round(y)}</text>`;
   return `<svg class="rating-chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(label)}">
     ${tick(y0)}${tick(y1)}
     <text x="${px(x0)}" y="${H - 6}" text-anchor="start">${x0}</text>
@@ -178,6 +184,10 @@ export function chartSvg(points, label) {
     <circle cx="${px(last.games).toFixed(1)}" cy="${py(last.value).toFixed(1)}" r="5" class="now"/>
   </svg>`;
 }
+
+/** The latest rating changes a profile lists per pool (the chart draws up to 200; the recent games
+ * list pages further back). */
+const HISTORY_ROWS = 10;
 
 class ProfilePage {
   constructor(root, id) {
@@ -217,12 +227,25 @@ class ProfilePage {
     this.render();
   }
 
-  chartsHtml(ratings) {
+  /** Per pool played: its chart (once its history is loaded) and its latest rating changes (from that
+   * history, or until then from the profile's latest changes in every pool), one
+   * line each (when, the rating after, the change, the replay), narrow enough for a phone. */
+  historyHtml(ratings, history) {
     const parts = ratings.map((r) => {
       const svg = chartSvg(chartPoints(this.charts[r.pool]), t('ratings.chart_label', { pool: t(`pool.${r.pool}`) }));
-      return svg ? `<figure class="chart" data-pool="${esc(r.pool)}"><figcaption>${esc(t(`pool.${r.pool}`))}</figcaption>${svg}</figure>` : '';
+      const rows = (this.charts[r.pool] || history.filter((h) => h.pool === r.pool)).slice(0, HISTORY_ROWS);
+      if (!svg && !rows.length) return '';
+      const table = rows.length ? `<table class="ratings history" data-pool="${esc(r.pool)}"><thead><tr><th>${esc(t('ratings.when'))}</th><th class="num">${esc(t('ratings.rating'))}</th><th class="num">${esc(t('ratings.change'))}</th><th></th></tr></thead>
+        <tbody>${rows.map((h) => {
+          const [a, b] = [ratingNumber(h.before), ratingNumber(h.after)];
+          return `<tr data-game="${esc(h.game_id)}"><td class="when" title="${esc(fmtWhen(h.at, { dateStyle: 'full', timeStyle: 'medium' }))}">${esc(fmtWhen(h.at))}</td>
+            <td class="num rating">${esc(b)}</td><td class="num delta ${b > a ? 'up' : b < a ? 'down' : ''}">${esc(signed(b - a))}</td>
+            <td><a class="replay-link" href="${replayLink(h.game_id)}">${esc(t('replay.open'))}</a></td></tr>`;
+        }).join('')}</tbody></table>` : '';
+      return `<section class="pool-history" data-pool="${esc(r.pool)}"><h3>${esc(t(`pool.${r.pool}`))}</h3>
+        ${svg ? `<figure class="chart">${svg}</figure>` : ''}${table}</section>`;
     }).join('');
-    return parts ? `<h2>${esc(t('ratings.chart'))}</h2><div id="profile-charts">${parts}</div>` : '';
+    return `<h2>${esc(t('ratings.history'))}</h2>${parts ? `<div id="profile-history">${parts}</div>` : `<p class="muted">${esc(t('ratings.no_games'))}</p>`}`;
   }
 
   render() {
@@ -243,13 +266,8 @@ class ProfilePage {
           ${provisional ? `<p class="muted" id="provisional-hint">${esc(t('ratings.provisional_hint'))}</p>` : ''}
           ${p.player.is_cpu ? `<p class="muted">${esc(t('ratings.anchor_hint'))}</p>` : ''}`
           : `<p class="muted">${esc(t('ratings.no_games'))}</p>`}
-        <section id="profile-games" class="profile-games" hidden></section>
-        ${this.chartsHtml(ratings)}
-        <h2>${esc(t('ratings.history'))}</h2>
-        ${history.length ? `<table id="profile-history" class="ratings"><thead><tr><th>${esc(t('ratings.when'))}</th><th>${esc(t('ratings.pool'))}</th><th>${esc(t('ratings.change'))}</th><th>${esc(t('ratings.game'))}</th></tr></thead>
-          <tbody>${history.map((h) => `<tr data-game="${esc(h.game_id)}"><td>${esc(fmtTime(h.at))}</td><td>${esc(t(`pool.${h.pool}`))}</td>
-            <td class="rating-change">${esc(changeText(h))}</td><td><a href="${replayLink(h.game_id)}">${esc(h.game_id)}</a></td></tr>`).join('')}</tbody></table>`
-          : `<p class="muted">${esc(t('ratings.no_games'))}</p>`}`;
+        ${this.historyHtml(ratings, history)}
+        <section id="profile-games" class="profile-games" hidden></section>`;
     }
     this.root.innerHTML = `<section class="card" id="profile-page">${body}
       <p><a href="/?leaderboard">${esc(t('ratings.leaderboard'))}</a> · <a href="/">${esc(t('room.back'))}</a></p></section>`;

@@ -9,7 +9,7 @@ import { t } from './i18n.js';
 import { api } from './api.js';
 import { Board } from './board.js';
 import { SEATS, SYMBOL } from './games.js';
-import { esc, setHtml } from './util.js';
+import { esc, setHtml, fmtWhen } from './util.js';
 import { checkDice } from './dice-verify.js';
 import { piecesOf, lastMoveOf } from './room-state.js';
 import { renderSeats, resignedSeats, cpuName } from './seats.js';
@@ -47,14 +47,6 @@ const ICON = {
 
 function icon(name) {
   return `<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true" fill="currentColor">${ICON[name]}</svg>`;
-}
-
-function fmtDate(ms) {
-  try {
-    return new Date(ms).toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'long', timeStyle: 'short' });
-  } catch {
-    return String(ms);
-  }
 }
 
 export class ReplayPage {
@@ -313,7 +305,7 @@ export class ReplayPage {
 
     this.el('replay-title').textContent = `${t(`game.${kind}`)} · ${t('replay.game_no', { n: doc.game_no })}`;
     const pool = poolOf(kind, doc.options);
-    const sub = [kind === 'fourchess' ? t(`pool.${pool}`) : null, doc.rated ? t('opt.rated') : t('opt.unrated'), fmtDate(doc.finished_at)].filter(Boolean);
+    const sub = [kind === 'fourchess' ? t(`pool.${pool}`) : null, doc.rated ? t('opt.rated') : t('opt.unrated'), fmtWhen(doc.finished_at, { dateStyle: 'long', timeStyle: 'short' })].filter(Boolean);
     setHtml(this.el('replay-sub'), `${sub.map(esc).join(' · ')} · <a href="/?room=${encodeURIComponent(doc.room)}">${esc(t('replay.room', { id: doc.room }))}</a>`);
     const winners = doc.outcome.standings.filter((x) => x.place === 1).map((x) => x.seat);
     const listed = { winners, seats: doc.seats.map((x) => ({ ...x, name: x.cpu_level ? cpuName(x.cpu_level) : x.name, points: doc.outcome.standings.find((st) => st.seat === x.seat)?.points || 0 })) };

@@ -22,6 +22,20 @@ export function settingsSummary(info) {
   return parts.join(' · ');
 }
 
+/** A moment in the page's language. `opts` as Intl.DateTimeFormat's; by default short enough for one
+ * table cell on a phone ("Dec 2, 2:56 AM"), the year only when it is not this year. */
+export function fmtWhen(ms, opts) {
+  const d = new Date(ms);
+  const short = d.getFullYear() === new Date().getFullYear()
+    ? { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' }
+    : { year: 'numeric', month: 'short', day: 'numeric' };
+  try {
+    return d.toLocaleString(document.documentElement.lang || undefined, opts || short);
+  } catch {
+    return String(ms);
+  }
+}
+
 export function optionValueText(v) {
   if (v === true) return t('value.on');
   if (v === false) return t('value.off');

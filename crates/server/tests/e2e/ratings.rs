@@ -403,13 +403,17 @@ async fn a_rooms_games_are_rated_in_game_order_through_an_outage() {
     proxy.cut().await;
     let (mut seen, mut next_ack) = (Seen::default(), 1);
     resign(&mut c, &mut seen, &mut next_ack).await;
-    // Game 1's record retries with a growing delay; game 2 finishes later, with a short one.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Game 1's record retries with a doubling delay (0.1 s … 2 s): after 4.5 s of failures its next
+    // attempt is up to 2 s away. Game 2 then finishes, fails its first attempt and retries after
+    // 0.1 s, by which time the database is back: left to their own timers, game 2 would be written
+    // (rated from the ratings before game 1) well before game 1. Only the wait for game 1 keeps
+    // the order (shown failing without it: this test, with that wait removed).
+    tokio::time::sleep(Duration::from_millis(4500)).await;
     let (status, v) = host(addr, &room, "rematch", &host_token).await;
     assert_eq!(status, 200, "{v}");
     seen = Seen::default();
     resign(&mut c, &mut seen, &mut next_ack).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
     proxy.restore().await;
 
     let store = db.open().await;
