@@ -42,6 +42,10 @@ pub struct ArenaArgs {
     /// Multiply every level's budget (time cap and nodes) by this, for quick runs.
     #[arg(long, default_value_t = 1.0)]
     pub budget_scale: f64,
+    /// Only the node budget ends a decision (no time cap), so that a run repeats exactly whatever the
+    /// machine's load: for screening variants. Think times are still counted against the level's cap.
+    #[arg(long)]
+    pub nodes_only: bool,
     /// Four-player chess: end a game after this many plies (F.26), to bound long games.
     #[arg(long)]
     pub move_limit: Option<u32>,
@@ -78,10 +82,26 @@ struct GameReport {
     summary: String,
 }
 
-fn scaled(budget: Budget, scale: f64) -> Budget {
-    Budget {
-        max_time: budget.max_time.mul_f64(scale),
-        max_nodes: ((budget.max_nodes as f64 * scale) as u64).max(1),
+/// How a run budgets each decision: every level's budget times `scale`, without the time cap when
+/// `nodes_only`.
+#[derive(Debug, Clone, Copy)]
+struct Budgeting {
+    scale: f64,
+    nodes_only: bool,
+}
+
+impl Budgeting {
+    /// The budget the bot gets, and the one its think time is counted against.
+    fn of(self, budget: Budget) -> (Budget, Budget) {
+        let scaled = Budget {
+            max_time: budget.max_time.mul_f64(self.scale),
+            max_nodes: ((budget.max_nodes as f64 * self.scale) as u64).max(1),
+        };
+        if self.nodes_only {
+            (Budget::nodes(scaled.max_nodes), scaled)
+        } else {
+            (scaled, scaled)
+        }
     }
 }
 
@@ -106,7 +126,11 @@ fn record(
     }
 }
 
-fn play_chaturaji(levels: [Level; 4], seed: u64, scale: f64) -> anyhow::Result<GameReport> {
+fn play_chaturaji(
+    levels: [Level; 4],
+    seed: u64,
+    budgeting: Budgeting,
+) -> anyhow::Result<GameReport> {
     let mut game = chaturaji::Game::new(chaturaji::Options::default(), Seat::Red)
         .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     let mut rng = Rng::new(seed);
@@ -121,7 +145,8 @@ fn play_chaturaji(levels: [Level; 4], seed: u64, scale: f64) -> anyhow::Result<G
                 game.apply(chaturaji::Action::Roll { dice })?;
             }
             chaturaji::Phase::Moving(seat) => {
-                let budget = scaled(ChaturajiBot::default_budget(levels[seat.index()]), scale);
+                let (budget, cap) =
+                    budgeting.of(ChaturajiBot::default_budget(levels[seat.index()]));
                 let start = Instant::now();
                 let clock = || start.elapsed();
                 let choice =
@@ -129,7 +154,7 @@ fn play_chaturaji(levels: [Level; 4], seed: u64, scale: f64) -> anyhow::Result<G
                 record(
                     &mut thinking,
                     seat,
-                    budget,
+                    cap,
                     start.elapsed(),
                     choice.timed_out,
                     choice.nodes,
@@ -172,7 +197,7 @@ fn play_chaturaji(levels: [Level; 4], seed: u64, scale: f64) -> anyhow::Result<G
 fn play_fourchess(
     levels: [Level; 4],
     seed: u64,
-    scale: f64,
+    budgeting: Budgeting,
     mode: fourchess::Mode,
     move_limit: Option<u32>,
 ) -> anyhow::Result<GameReport> {
@@ -187,14 +212,14 @@ fn play_fourchess(
     let mut bots = levels.map(FourChessBot::new);
     let mut thinking = [Thinking::default(); 4];
     while let Some(seat) = game.to_act() {
-        let budget = scaled(FourChessBot::default_budget(levels[seat.index()]), scale);
+        let (budget, cap) = budgeting.of(FourChessBot::default_budget(levels[seat.index()]));
         let start = Instant::now();
         let clock = || start.elapsed();
         let choice = bots[seat.index()].choose(&game, seat, budget, rng.next_u64(), &clock)?;
         record(
             &mut thinking,
             seat,
-            budget,
+            cap,
             start.elapsed(),
             choice.timed_out,
             choice.nodes,
@@ -248,6 +273,10 @@ pub fn run(args: &ArenaArgs) -> anyhow::Result<()> {
     let next = AtomicUsize::new(0);
     let reports: Mutex<Vec<(usize, GameReport)>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let budgeting = Budgeting {
+        scale: args.budget_scale,
+        nodes_only: args.nodes_only,
+    };
     let wall = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..args.threads.max(1) {
@@ -261,14 +290,10 @@ pub fn run(args: &ArenaArgs) -> anyhow::Result<()> {
                     let seed = Rng::new(args.seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407))
                         .next_u64();
                     let result = match args.game {
-                        ArenaGame::Chaturaji => play_chaturaji(levels, seed, args.budget_scale),
-                        ArenaGame::Fourchess => play_fourchess(
-                            levels,
-                            seed,
-                            args.budget_scale,
-                            args.mode,
-                            args.move_limit,
-                        ),
+                        ArenaGame::Chaturaji => play_chaturaji(levels, seed, budgeting),
+                        ArenaGame::Fourchess => {
+                            play_fourchess(levels, seed, budgeting, args.mode, args.move_limit)
+                        }
                     };
                     match result {
                         Ok(report) => {
@@ -313,11 +338,12 @@ fn print_table(
         ArenaGame::Fourchess => format!("fourchess {}", args.mode.name()),
     };
     println!(
-        "{game}: {} games, seats {} (rotated), seed {}, budget x{}, {:.0} s",
+        "{game}: {} games, seats {} (rotated), seed {}, budget x{}{}, {:.0} s",
         reports.len(),
         base.map(|l| l.name()).join(","),
         args.seed,
         args.budget_scale,
+        if args.nodes_only { " (nodes only)" } else { "" },
         wall.as_secs_f64()
     );
     let teams = args.game == ArenaGame::Fourchess && args.mode == fourchess::Mode::Teams;
@@ -385,17 +411,43 @@ mod tests {
     #[test]
     fn a_chaturaji_arena_game_runs_to_the_end_with_every_seat_ranked() {
         let levels = [Level::Random, Level::Greedy, Level::Easy, Level::Greedy];
-        let report = play_chaturaji(levels, 3, 0.05).unwrap();
+        let budgeting = Budgeting {
+            scale: 0.05,
+            nodes_only: false,
+        };
+        let report = play_chaturaji(levels, 3, budgeting).unwrap();
         assert_eq!(report.seats.len(), 4);
         let firsts: f64 = report.seats.iter().map(|s| s.first).sum();
         assert!((firsts - 1.0).abs() < 1e-9, "first-place shares sum to one");
         assert!(report.thinking.iter().any(|(_, t)| t.decisions > 0));
     }
 
+    /// `--nodes-only`: no time cap, so the same seed plays the same game however busy the machine is.
+    #[test]
+    fn a_nodes_only_chaturaji_arena_game_repeats_exactly() {
+        let levels = [Level::Hard, Level::Medium, Level::Easy, Level::Greedy];
+        let budgeting = Budgeting {
+            scale: 0.01,
+            nodes_only: true,
+        };
+        let (budget, cap) = budgeting.of(ChaturajiBot::default_budget(Level::Hard));
+        assert_eq!(budget.max_time, Duration::MAX);
+        assert_eq!(cap.max_time, Duration::from_millis(10));
+        let a = play_chaturaji(levels, 4, budgeting).unwrap();
+        let b = play_chaturaji(levels, 4, budgeting).unwrap();
+        assert_eq!(a.summary, b.summary);
+        assert!(a.thinking.iter().all(|(_, t)| t.timed_out == 0));
+    }
+
     #[test]
     fn a_fourchess_teams_arena_game_reports_team_results() {
         let levels = [Level::Greedy, Level::Random, Level::Greedy, Level::Random];
-        let report = play_fourchess(levels, 9, 0.05, fourchess::Mode::Teams, Some(120)).unwrap();
+        let budgeting = Budgeting {
+            scale: 0.05,
+            nodes_only: false,
+        };
+        let report =
+            play_fourchess(levels, 9, budgeting, fourchess::Mode::Teams, Some(120)).unwrap();
         let team: Vec<f64> = report.seats.iter().map(|s| s.team.unwrap()).collect();
         // Partners share their result; opponents get the complement.
         assert_eq!(team[0], team[2]);
