@@ -114,6 +114,10 @@ pub struct ServerSection {
 #[serde(deny_unknown_fields)]
 pub struct LimitsSection {
     pub max_frame_bytes: usize,
+    /// After a WebSocket close frame: how long, and how many bytes, the client's remaining input is
+    /// read and dropped before the socket is closed (a lingering close: see `linger`).
+    pub close_linger_ms: u64,
+    pub close_linger_bytes: usize,
     pub rate_messages: u32,
     pub rate_period_ms: u64,
     pub outbox_frames: usize,

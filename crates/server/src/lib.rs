@@ -13,6 +13,7 @@ pub mod config;
 mod error;
 pub mod fdlimit;
 pub mod heap;
+mod linger;
 mod listen;
 pub mod logging;
 pub mod mask;

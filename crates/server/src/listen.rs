@@ -27,13 +27,14 @@ use axum::response::{IntoResponse, Response};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 
 use protocol::ErrorCode;
 
 use crate::client::Peer;
 use crate::error::ApiError;
+use crate::linger;
 use crate::shutdown::Stopping;
 use crate::telemetry::{HTTP_TIMEOUTS, REFUSED_CONNECTIONS, TCP_CONNECTIONS};
 
@@ -278,19 +279,9 @@ async fn refuse(mut stream: TcpStream) {
         BODY.len()
     );
     let _ = tokio::time::timeout(Duration::from_millis(500), async {
-        stream.write_all(answer.as_bytes()).await?;
-        stream.shutdown().await?;
-        // Read what the client sent, so that closing does not reset the connection before the
-        // answer is read.
-        let mut sink = [0u8; 4096];
-        let mut left = 64 * 1024;
-        while left > 0 {
-            match stream.read(&mut sink).await? {
-                0 => break,
-                n => left -= n.min(left),
-            }
+        if stream.write_all(answer.as_bytes()).await.is_ok() {
+            linger::shut_and_drain(&mut stream, 64 * 1024).await;
         }
-        io::Result::Ok(())
     })
     .await;
 }

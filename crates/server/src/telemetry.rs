@@ -32,6 +32,7 @@ pub const STORE_QUEUE: &str = "fourkings_store_queue_depth";
 pub const ERRORS: &str = "fourkings_errors_total";
 pub const CLOSES: &str = "fourkings_ws_closes_total";
 pub const RATE_LIMIT_CLOSES: &str = "fourkings_rate_limit_closes_total";
+pub const LINGER_CUT: &str = "fourkings_ws_linger_cut_total";
 pub const TCP_CONNECTIONS: &str = "fourkings_tcp_connections";
 pub const REFUSED_CONNECTIONS: &str = "fourkings_refused_connections_total";
 pub const HTTP_TIMEOUTS: &str = "fourkings_http_timeouts_total";
@@ -132,6 +133,11 @@ fn describe() {
         RATE_LIMIT_CLOSES,
         "WebSocket connections closed for exceeding the rate limit."
     );
+    describe_counter!(
+        LINGER_CUT,
+        "WebSocket closes whose linger (limits.close_linger_ms, close_linger_bytes) ran out while the \
+         client still sent, by the bound reached: the socket was closed with input unread."
+    );
     describe_gauge!(
         TCP_CONNECTIONS,
         "Open TCP connections (HTTP and WebSocket), probe reserve included."
@@ -229,6 +235,9 @@ fn zero() {
     }
     for reason in CLOSE_REASONS {
         counter!(CLOSES, "reason" => reason).absolute(0);
+    }
+    for bound in ["time", "bytes"] {
+        counter!(LINGER_CUT, "bound" => bound).absolute(0);
     }
     for reason in ["client_limit", "full", "accept_error"] {
         counter!(REFUSED_CONNECTIONS, "reason" => reason).absolute(0);

@@ -8,14 +8,21 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::State;
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
 use governor::{Quota, RateLimiter};
+use hyper::upgrade::{OnUpgrade, Upgraded};
+use hyper_util::rt::TokioIo;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 use tracing::Instrument;
 
 use protocol::{ClientMsg, ErrorCode, ErrorMsg, ServerMsg};
@@ -24,9 +31,11 @@ use room::{Connected, RoomHandle};
 use crate::app::AppState;
 use crate::cluster::{self, Located};
 use crate::error::ApiError;
+use crate::linger::{self, Lingered};
 use crate::shutdown::CLOSE_RESTART;
 use crate::telemetry::{
-    self, ACT_LATENCY, ACTIONS, CHAT_MESSAGES, CLIENT_LIMITED, CLOSES, RATE_LIMIT_CLOSES,
+    self, ACT_LATENCY, ACTIONS, CHAT_MESSAGES, CLIENT_LIMITED, CLOSES, LINGER_CUT,
+    RATE_LIMIT_CLOSES,
 };
 
 /// Close codes.
@@ -36,9 +45,6 @@ pub const CLOSE_POLICY: u16 = 1008;
 pub const CLOSE_TOO_BIG: u16 = 1009;
 /// Not joined to a room within `timers.join_timeout_ms`.
 pub const CLOSE_JOIN_DEADLINE: u16 = 4003;
-/// After sending a close frame, how long the client's frames are still read (and dropped) so that
-/// closing does not reset the connection before the client has read the close.
-const CLOSE_LINGER: Duration = Duration::from_secs(1);
 /// The room dropped this connection because it did not read fast enough: reconnect and resync.
 pub const CLOSE_TOO_SLOW: u16 = 4001;
 /// No frame (not even a pong) within the idle timeout.
@@ -51,17 +57,28 @@ const WRITE_BURST_FRAMES: usize = 64;
 /// Bytes buffered before tungstenite writes even without a flush.
 const WRITE_BURST_BYTES: usize = 16 * 1024;
 
-pub async fn upgrade(
-    ws: WebSocketUpgrade,
-    headers: HeaderMap,
-    State(state): State<AppState>,
-) -> Response {
+/// A WebSocket over the upgraded HTTP connection. The upgrade is done here rather than by axum's
+/// extractor so that the connection's end can reach the socket under the WebSocket (see `linger`).
+type Socket = WebSocketStream<TokioIo<Upgraded>>;
+
+pub async fn upgrade(State(state): State<AppState>, mut req: Request) -> Response {
     let allowed = &state.config.server.allowed_origins;
-    if let Some(origin) = headers.get(header::ORIGIN) {
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         if !allowed.is_empty() && !allowed.iter().any(|a| a == origin) {
             return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
         }
+    }
+    let accept = match accept_key(req.method(), req.headers()) {
+        Ok(accept) => accept,
+        Err(why) => return ApiError::new(ErrorCode::BadRequest, why).into_response(),
+    };
+    if req.extensions().get::<OnUpgrade>().is_none() {
+        return ApiError::new(
+            ErrorCode::BadRequest,
+            "this connection cannot be upgraded (HTTP/1.1 only)",
+        )
+        .into_response();
     }
     if state.connections.full() {
         return ApiError::new(
@@ -73,24 +90,69 @@ pub async fn upgrade(
         )
         .into_response();
     }
-    // The transport limit is generous; the protocol limit (max_frame_bytes) is checked per frame
-    // below so that the client gets a proper 1009 close instead of a torn connection (a frame
-    // refused by the library mid-payload leaves bytes unread, and closing then resets the socket).
-    let limit = state.config.limits.max_frame_bytes.max(1024) * 16;
+    // The protocol limit is the transport limit: a frame (or a message) over `max_frame_bytes` is
+    // refused on its header, before any of its payload is read or buffered, and closed with 1009.
+    let limit = state.config.limits.max_frame_bytes;
     // Small buffers: tens of thousands of mostly idle connections must stay cheap (tungstenite's
     // defaults are 128 KiB each way). Frames are written when the connection flushes (below: once
     // per burst of room frames), or as soon as this many bytes are waiting.
-    ws.max_message_size(limit)
-        .max_frame_size(limit)
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(limit))
+        .max_frame_size(Some(limit))
         .read_buffer_size(4096)
-        .write_buffer_size(WRITE_BURST_BYTES)
-        .on_upgrade(move |socket| {
-            // Every line of this connection carries the room id once it has joined.
-            let span = tracing::info_span!("ws", room = tracing::field::Empty);
-            Connection::new(state, span.clone())
-                .run(socket)
-                .instrument(span)
+        .write_buffer_size(WRITE_BURST_BYTES);
+    let on_upgrade = hyper::upgrade::on(&mut req);
+    tokio::spawn(async move {
+        // The 101 answer is written first; a client gone by then is simply gone.
+        let Ok(upgraded) = on_upgrade.await else {
+            return;
+        };
+        let socket =
+            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
+                .await;
+        // Every line of this connection carries the room id once it has joined.
+        let span = tracing::info_span!("ws", room = tracing::field::Empty);
+        Connection::new(state, span.clone())
+            .run(socket)
+            .instrument(span)
+            .await;
+    });
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(header::SEC_WEBSOCKET_ACCEPT, accept);
+    response
+}
+
+/// Whether `headers` ask for a WebSocket (RFC 6455 §4.2.1); the `Sec-WebSocket-Accept` answer.
+fn accept_key(method: &Method, headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
+    let has_token = |name: header::HeaderName, token: &str| {
+        headers.get_all(name).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
         })
+    };
+    if method != Method::GET {
+        return Err("a WebSocket upgrade is a GET");
+    }
+    if !has_token(header::CONNECTION, "upgrade") || !has_token(header::UPGRADE, "websocket") {
+        return Err(
+            "not a WebSocket upgrade: `Connection: upgrade` and `Upgrade: websocket` expected",
+        );
+    }
+    if headers
+        .get(header::SEC_WEBSOCKET_VERSION)
+        .map(|v| v.as_bytes())
+        != Some(b"13")
+    {
+        return Err("WebSocket version 13 expected (`Sec-WebSocket-Version: 13`)");
+    }
+    let key = headers
+        .get(header::SEC_WEBSOCKET_KEY)
+        .ok_or("`Sec-WebSocket-Key` missing")?;
+    HeaderValue::from_str(&derive_accept_key(key.as_bytes())).map_err(|_| "bad `Sec-WebSocket-Key`")
 }
 
 struct Connection {
@@ -117,14 +179,6 @@ fn error(code: ErrorCode, message: impl Into<String>, ack: Option<u64>) -> Messa
         ack,
         details: Vec::new(),
     }))
-}
-
-/// The read failed because a frame (or message) is over `limits.max_frame_bytes`.
-fn too_big(e: &axum::Error) -> bool {
-    use tokio_tungstenite::tungstenite::Error;
-    std::error::Error::source(e)
-        .and_then(|inner| inner.downcast_ref::<Error>())
-        .is_some_and(|e| matches!(e, Error::Capacity(_)))
 }
 
 async fn recv_opt(rx: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<str>> {
@@ -172,7 +226,7 @@ impl Connection {
         }
     }
 
-    async fn run(mut self, socket: WebSocket) {
+    async fn run(mut self, socket: Socket) {
         let limits = self.state.config.limits.clone();
         let timers = self.state.config.timers.clone();
         let period = Duration::from_millis(limits.rate_period_ms.max(1));
@@ -200,7 +254,8 @@ impl Connection {
                 incoming = stream.next() => {
                     let msg = match incoming {
                         Some(Ok(msg)) => msg,
-                        Some(Err(e)) if too_big(&e) => break Some((CLOSE_TOO_BIG, "frame too big")),
+                        // Refused on its header: over `limits.max_frame_bytes`.
+                        Some(Err(WsError::Capacity(_))) => break Some((CLOSE_TOO_BIG, "frame too big")),
                         _ => break None,
                     };
                     last_seen = Instant::now();
@@ -214,12 +269,10 @@ impl Connection {
                     let data = match msg {
                         Message::Text(t) => t,
                         Message::Binary(_) => break Some((CLOSE_UNSUPPORTED, "send JSON text frames")),
-                        // Pings are answered by the library; pongs only prove liveness.
-                        Message::Ping(_) | Message::Pong(_) | Message::Close(_) => continue,
+                        // Pings are answered by the library; pongs only prove liveness; raw frames
+                        // are never read.
+                        Message::Ping(_) | Message::Pong(_) | Message::Close(_) | Message::Frame(_) => continue,
                     };
-                    if data.len() > limits.max_frame_bytes {
-                        break Some((CLOSE_TOO_BIG, "frame too big"));
-                    }
                     // Boxed: joining awaits the room, and that state would otherwise be part of
                     // every idle connection's task for its whole life.
                     if let Some(reply) = Box::pin(self.on_text(data.as_str(), &mut outbox)).await {
@@ -276,7 +329,7 @@ impl Connection {
                 }
             }
         };
-        if let Some((code, reason)) = close {
+        if let Some((code, _)) = close {
             let why = match code {
                 CLOSE_POLICY => "rate_limit",
                 CLOSE_TOO_BIG => "too_big",
@@ -292,31 +345,17 @@ impl Connection {
             if code == CLOSE_POLICY {
                 metrics::counter!(RATE_LIMIT_CLOSES).increment(1);
             }
-            tracing::debug!(code, reason, "closing the connection");
-            let close = Message::Close(Some(CloseFrame {
-                code,
-                reason: Utf8Bytes::from_static(reason),
-            }));
-            let _ = tokio::time::timeout(CLOSE_LINGER, async {
-                if sink.send(close).await.is_ok() {
-                    // Until the client's close (or the end): what it still sends is dropped unread
-                    // by the library, not left in the socket to reset the connection.
-                    loop {
-                        match stream.next().await {
-                            Some(Ok(Message::Close(_))) | None => break,
-                            Some(Ok(_)) => {}
-                            // Past a refused frame the stream cannot be read on (its payload is
-                            // still in the socket): hold the socket open for the rest of the linger
-                            // so that the client reads the close before closing resets it.
-                            Some(Err(_)) => std::future::pending::<()>().await,
-                        }
-                    }
-                }
-            })
-            .await;
         }
+        // The room first: the seat's absence must not wait for the linger below.
         if let Some((handle, connected)) = self.joined.take() {
             handle.disconnect(connected.conn).await;
+        }
+        if let Some((code, reason)) = close {
+            tracing::debug!(code, reason, "closing the connection");
+            if let Ok(socket) = stream.reunite(sink) {
+                // Boxed: only a closing connection pays for the linger's state.
+                Box::pin(close_lingering(socket, code, reason, &limits)).await;
+            }
         }
     }
 
@@ -422,5 +461,37 @@ impl Connection {
                 Some(error(e.code, e.message, Some(ack)))
             }
         }
+    }
+}
+
+/// Sends the close frame, then lingers (`linger`): the write side is shut and what the client still
+/// sends is read and dropped for at most `limits.close_linger_ms` and `close_linger_bytes`, so that a
+/// client still writing (an oversized frame's payload, a flood) reads the close code, not a reset.
+async fn close_lingering(
+    mut socket: Socket,
+    code: u16,
+    reason: &'static str,
+    limits: &crate::config::LimitsSection,
+) {
+    let frame = Message::Close(Some(CloseFrame {
+        code: code.into(),
+        reason: Utf8Bytes::from_static(reason),
+    }));
+    let lingered = tokio::time::timeout(Duration::from_millis(limits.close_linger_ms), async {
+        // What the library still owes the client (the pong to the last ping read) goes first: after
+        // the close frame it would send it after the close. A client that does not read (too slow)
+        // may never take the close frame: the time bound ends that wait too.
+        if socket.flush().await.is_err() || socket.send(frame).await.is_err() {
+            return Lingered::Closed;
+        }
+        linger::shut_and_drain(socket.get_mut(), limits.close_linger_bytes).await
+    })
+    .await;
+    match lingered {
+        Ok(Lingered::Closed) => {}
+        Ok(Lingered::BytesSpent) => {
+            metrics::counter!(LINGER_CUT, "bound" => "bytes").increment(1);
+        }
+        Err(_) => metrics::counter!(LINGER_CUT, "bound" => "time").increment(1),
     }
 }

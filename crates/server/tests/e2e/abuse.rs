@@ -64,17 +64,6 @@ fn behind_proxy() -> server::Config {
     config
 }
 
-/// The value of one series in `/metrics` (0 when absent, so a test fails on its absence by
-/// asserting an increase).
-async fn metric(addr: SocketAddr, series: &str) -> f64 {
-    let (status, body) = http(addr, "GET", "/metrics", None, None).await;
-    assert_eq!(status, 200);
-    let text = body.as_str().unwrap_or_default().to_owned();
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or(0.0)
-}
-
 #[tokio::test]
 async fn a_room_flood_is_rate_limited_per_client_and_forwarded_for_only_counts_behind_a_trusted_proxy()
  {

@@ -387,3 +387,212 @@ async fn past_the_connection_ceiling_an_upgrade_gets_503_until_a_connection_clos
         }
     }
 }
+
+/// A WebSocket client on a bare TCP socket, for what a library client will not do: send a frame's
+/// header without its payload, write a whole oversized frame before reading anything, and tell the
+/// server's orderly end (EOF) from a reset.
+struct RawWs(tokio::net::TcpStream);
+
+/// What a [`RawWs`] read until the connection ended.
+#[derive(Debug)]
+struct Ending {
+    /// The opcodes of the server's frames, in order.
+    opcodes: Vec<u8>,
+    /// The close frame's code.
+    close: Option<u16>,
+    /// The connection ended with EOF (the server shut its side in order), not a reset.
+    orderly: bool,
+}
+
+impl RawWs {
+    async fn connect(addr: std::net::SocketAddr) -> RawWs {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let request = format!(
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        );
+        socket.write_all(request.as_bytes()).await.unwrap();
+        // The answer's head a byte at a time: nothing after it may be taken with it.
+        let mut head = Vec::new();
+        while !head.ends_with(b"\r\n\r\n") {
+            head.push(socket.read_u8().await.unwrap());
+        }
+        let head = String::from_utf8_lossy(&head);
+        assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+        assert!(
+            head.contains("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+            "the RFC 6455 example key's answer: {head}"
+        );
+        RawWs(socket)
+    }
+
+    /// A client frame's header: final, `opcode`, masked with a zero key (the payload goes as is).
+    fn header(opcode: u8, len: usize) -> Vec<u8> {
+        let mut header = vec![0x80 | opcode];
+        match len {
+            0..=125 => header.push(0x80 | len as u8),
+            126..=0xffff => {
+                header.push(0x80 | 126);
+                header.extend_from_slice(&(len as u16).to_be_bytes());
+            }
+            _ => {
+                header.push(0x80 | 127);
+                header.extend_from_slice(&(len as u64).to_be_bytes());
+            }
+        }
+        header.extend_from_slice(&[0; 4]);
+        header
+    }
+
+    /// A whole client frame.
+    fn frame(opcode: u8, len: usize) -> Vec<u8> {
+        let mut frame = Self::header(opcode, len);
+        frame.resize(frame.len() + len, b'x');
+        frame
+    }
+
+    /// Everything the server sends until the connection ends, parsed into frames.
+    async fn read_to_end(&mut self) -> Ending {
+        use tokio::io::AsyncReadExt;
+        let mut raw = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let orderly = loop {
+            match tokio::time::timeout(WAIT, self.0.read(&mut chunk))
+                .await
+                .expect("the server ends the connection in time")
+            {
+                Ok(0) => break true,
+                Ok(n) => raw.extend_from_slice(&chunk[..n]),
+                Err(_) => break false,
+            }
+        };
+        let (mut opcodes, mut close) = (Vec::new(), None);
+        let mut rest = &raw[..];
+        while rest.len() >= 2 {
+            let (opcode, short) = (rest[0] & 0x0f, usize::from(rest[1] & 0x7f));
+            let (len, at) = match short {
+                126 => (usize::from(u16::from_be_bytes([rest[2], rest[3]])), 4),
+                127 => (
+                    u64::from_be_bytes(rest[2..10].try_into().unwrap()) as usize,
+                    10,
+                ),
+                len => (len, 2),
+            };
+            let payload = &rest[at..at + len];
+            if opcode == 0x8 && len >= 2 {
+                close = Some(u16::from_be_bytes([payload[0], payload[1]]));
+            }
+            opcodes.push(opcode);
+            rest = &rest[at + len..];
+        }
+        Ending {
+            opcodes,
+            close,
+            orderly,
+        }
+    }
+}
+
+const TEXT: u8 = 0x1;
+const BINARY: u8 = 0x2;
+const PING: u8 = 0x9;
+
+/// Issue 18, point 8: a frame over `limits.max_frame_bytes`, whatever its size, is refused on its
+/// header: the server closes with 1009 without waiting for a payload that never comes, and ends the
+/// connection in order.
+#[tokio::test]
+async fn an_oversized_frame_is_refused_on_its_header_before_its_payload() {
+    use tokio::io::AsyncWriteExt;
+    let mut config = test_config();
+    // Nothing but the frame may close these connections.
+    config.timers.join_timeout_ms = 600_000;
+    let addr = start(config).await;
+    for len in [5 << 10, 100 << 10, 20 << 20] {
+        let mut ws = RawWs::connect(addr).await;
+        ws.0.write_all(&RawWs::header(TEXT, len)).await.unwrap();
+        let end = ws.read_to_end().await;
+        assert_eq!(
+            (end.close, end.orderly),
+            (Some(1009), true),
+            "{len}: {end:?}"
+        );
+    }
+}
+
+/// Issue 18, point 8: a client that writes everything (an oversized frame's whole payload, a binary
+/// frame, a burst of pings) before it reads anything reads the close code and then an orderly end,
+/// not a reset: after its close frame the server reads and drops what the client still sends.
+#[tokio::test]
+async fn a_client_that_writes_everything_before_reading_sees_the_close_code_not_a_reset() {
+    use tokio::io::AsyncWriteExt;
+    let mut config = test_config();
+    config.limits.rate_messages = 20;
+    config.timers.join_timeout_ms = 600_000;
+    let addr = start(config).await;
+    let pings: Vec<u8> = (0..150).flat_map(|_| RawWs::frame(PING, 0)).collect();
+    for (what, bytes, code) in [
+        ("5 KiB text", RawWs::frame(TEXT, 5 << 10), 1009),
+        ("100 KiB text", RawWs::frame(TEXT, 100 << 10), 1009),
+        ("20 MiB text", RawWs::frame(TEXT, 20 << 20), 1009),
+        ("1 KB binary", RawWs::frame(BINARY, 1000), 1003),
+        ("60 KB binary", RawWs::frame(BINARY, 60_000), 1009),
+        ("150 pings", pings, 1008),
+    ] {
+        let mut ws = RawWs::connect(addr).await;
+        let written = ws.0.write_all(&bytes).await;
+        let end = ws.read_to_end().await;
+        assert!(
+            written.is_ok() && end.close == Some(code) && end.orderly,
+            "{what}: written {written:?}, {end:?}"
+        );
+        assert_eq!(
+            end.opcodes.last(),
+            Some(&0x8),
+            "{what}: the close comes last"
+        );
+        if code == 1008 {
+            // Pongs for the burst allowed (20, and the library's answer to the one that closed), then
+            // nothing for the other 129.
+            let pongs = &end.opcodes[..end.opcodes.len() - 1];
+            assert!(pongs.iter().all(|op| *op == 0xA), "{what}: {end:?}");
+            assert!(pongs.len() <= 21, "{what}: {end:?}");
+        }
+    }
+}
+
+/// The linger after a close is bounded in bytes (`limits.close_linger_bytes`) and in time
+/// (`limits.close_linger_ms`): a client that keeps sending, or keeps its side open, is cut off, and
+/// the cut is counted.
+#[tokio::test]
+async fn the_linger_after_a_close_is_bounded_in_bytes_and_time() {
+    use tokio::io::AsyncWriteExt;
+    let mut config = test_config();
+    config.limits.close_linger_bytes = 64 << 10;
+    config.limits.close_linger_ms = 600_000;
+    let addr = start(config).await;
+    let series = r#"fourkings_ws_linger_cut_total{bound="bytes"}"#;
+    let before = metric(addr, series).await;
+    let mut ws = RawWs::connect(addr).await;
+    // 64 MiB: more than the kernel buffers between the two hold, so the server must read to take it.
+    let written = ws.0.write_all(&RawWs::frame(TEXT, 64 << 20)).await;
+    assert!(written.is_err(), "the server read 64 MiB after its close");
+    assert!(metric(addr, series).await >= before + 1.0);
+
+    let mut config = test_config();
+    config.limits.close_linger_ms = 100;
+    let addr = start(config).await;
+    let series = r#"fourkings_ws_linger_cut_total{bound="time"}"#;
+    let before = metric(addr, series).await;
+    let mut ws = RawWs::connect(addr).await;
+    ws.0.write_all(&RawWs::header(TEXT, 5 << 10)).await.unwrap();
+    // The client reads the close and the end, but never closes its own side: the linger's time runs out.
+    let end = ws.read_to_end().await;
+    assert_eq!(end.close, Some(1009), "{end:?}");
+    for attempt in 0.. {
+        if metric(addr, series).await >= before + 1.0 {
+            break;
+        }
+        assert!(attempt < 200, "the linger never ends");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

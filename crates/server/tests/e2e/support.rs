@@ -57,6 +57,17 @@ pub async fn start_with_store(config: Config, store: Arc<dyn store::Store>) -> S
     addr
 }
 
+/// The value of one series in `/metrics` (0 when absent, so a test fails on its absence by
+/// asserting an increase).
+pub async fn metric(addr: SocketAddr, series: &str) -> f64 {
+    let (status, body) = http(addr, "GET", "/metrics", None, None).await;
+    assert_eq!(status, 200);
+    let text = body.as_str().unwrap_or_default().to_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
 /// One HTTP/1.1 request with `Connection: close`; the status and the JSON body.
 pub async fn http(
     addr: SocketAddr,
