@@ -50,6 +50,11 @@ pub const CLOSE_NORMAL: u16 = 1000;
 const WRITE_BURST_FRAMES: usize = 64;
 /// Bytes buffered before tungstenite writes even without a flush.
 const WRITE_BURST_BYTES: usize = 16 * 1024;
+/// tungstenite's read buffer, allocated at this capacity up front and kept for the connection's
+/// life (grown only for a longer frame). Client frames are a few hundred bytes at most (an action,
+/// a chat line; `limits.max_frame_bytes` bounds them): 4 KiB here was a third of an idle
+/// connection's memory (docs/benchmarks.md).
+const READ_BUFFER_BYTES: usize = 512;
 
 pub async fn upgrade(
     ws: WebSocketUpgrade,
@@ -82,7 +87,7 @@ pub async fn upgrade(
     // per burst of room frames), or as soon as this many bytes are waiting.
     ws.max_message_size(limit)
         .max_frame_size(limit)
-        .read_buffer_size(4096)
+        .read_buffer_size(READ_BUFFER_BYTES)
         .write_buffer_size(WRITE_BURST_BYTES)
         .on_upgrade(move |socket| {
             // Every line of this connection carries the room id once it has joined.
