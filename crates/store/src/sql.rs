@@ -235,6 +235,7 @@ macro_rules! impl_store {
                     sigma: row.try_get(sigma)?,
                 })
             }
+
             /// Inserts the entries (a key already stored is compared: `Duplicate` or `SeqConflict`).
             async fn append_on(
                 conn: &mut <$db as sqlx::Database>::Connection,
