@@ -138,6 +138,15 @@ struct Counters {
     acted: AtomicU64,
 }
 
+/// The server's CPU time so far (user + system), in clock ticks of 10 ms.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis,
+    // where utime and stime are the 12th and 13th.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    Some(fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?)
+}
+
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
@@ -444,6 +453,11 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
         )
         .await?;
     }
+    // The server's CPU per action is measured from here (every room started) to the end of play, so
+    // that neither the setup nor the starts count; on a busy machine it stays meaningful where
+    // latencies do not. One process only (children do not know the server).
+    let cpu_from = args.server_pid.and_then(cpu_ticks);
+    let acted_from = p.counters.acted.load(Ordering::Relaxed);
     let mut report = Report {
         held: p.held,
         ..Report::default()
@@ -457,6 +471,14 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
         sampler.abort();
     }
     report.elapsed = began.elapsed().as_secs_f64();
+    if let (Some(from), Some(to)) = (cpu_from, args.server_pid.and_then(cpu_ticks)) {
+        let acted = p.counters.acted.load(Ordering::Relaxed) - acted_from;
+        let seconds = (to - from) as f64 / 100.0;
+        println!(
+            "server CPU during play: {seconds:.2} s for {acted} actions = {:.3} ms per action",
+            seconds * 1000.0 / acted.max(1) as f64
+        );
+    }
     report.actions = report.latencies_us.len() as u64;
     report.errors = p.counters.errors.load(Ordering::Relaxed);
     Ok(report)
@@ -556,17 +578,23 @@ async fn main() -> anyhow::Result<()> {
     }
     let cpu_rooms = open_cpu_rooms(&args).await?;
     let rss_before = args.server_pid.and_then(rss_kib);
+    let heap_before = heap_kib(args.addr).await;
     let mut rss_held = None;
+    let mut heap_held = None;
     let mut report = if args.procs > 1 {
         let args = args.clone();
-        let held = &mut rss_held;
+        let held = (&mut rss_held, &mut heap_held);
         tokio::task::block_in_place(|| {
-            run_children(&args, || *held = args.server_pid.and_then(rss_kib))
+            run_children(&args, || {
+                *held.0 = args.server_pid.and_then(rss_kib);
+                *held.1 = tokio::runtime::Handle::current().block_on(heap_kib(args.addr));
+            })
         })?
     } else {
         let prepared = prepare(args.clone()).await?;
         tokio::time::sleep(Duration::from_millis(500)).await;
         rss_held = args.server_pid.and_then(rss_kib);
+        heap_held = heap_kib(args.addr).await;
         play(&args, prepared).await?
     };
     let mut cpu_playing = 0;
@@ -607,6 +635,12 @@ async fn main() -> anyhow::Result<()> {
     if let (Some(before), Some(after)) = (rss_before, rss_held) {
         println!(
             "server RSS {before} KiB -> {after} KiB with the connections held: {:.1} KiB per connection",
+            (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
+        );
+    }
+    if let (Some((before, _)), Some((after, _))) = (heap_before, heap_held) {
+        println!(
+            "server heap allocated {before} KiB -> {after} KiB with the connections held: {:.2} KiB per connection",
             (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
         );
     }

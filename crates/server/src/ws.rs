@@ -56,6 +56,11 @@ pub const CLOSE_NORMAL: u16 = 1000;
 const WRITE_BURST_FRAMES: usize = 64;
 /// Bytes buffered before tungstenite writes even without a flush.
 const WRITE_BURST_BYTES: usize = 16 * 1024;
+/// tungstenite's read buffer, allocated at this capacity up front and kept for the connection's
+/// life (grown only for a longer frame). Client frames are a few hundred bytes at most (an action,
+/// a chat line; `limits.max_frame_bytes` bounds them): 4 KiB here was a third of an idle
+/// connection's memory (docs/benchmarks.md).
+const READ_BUFFER_BYTES: usize = 512;
 
 /// A WebSocket over the upgraded HTTP connection. The upgrade is done here rather than by axum's
 /// extractor so that the connection's end can reach the socket under the WebSocket (see `linger`).
@@ -99,7 +104,7 @@ pub async fn upgrade(State(state): State<AppState>, mut req: Request) -> Respons
     let config = WebSocketConfig::default()
         .max_message_size(Some(limit))
         .max_frame_size(Some(limit))
-        .read_buffer_size(4096)
+        .read_buffer_size(READ_BUFFER_BYTES)
         .write_buffer_size(WRITE_BURST_BYTES);
     let on_upgrade = hyper::upgrade::on(&mut req);
     tokio::spawn(async move {

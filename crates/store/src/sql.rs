@@ -59,6 +59,9 @@ impl SqliteStore {
         }
         let pool = SqlitePoolOptions::new()
             .max_connections(options.max_connections.max(1))
+            // A local file does not drop like a network connection: no ping (a round trip to the
+            // connection's worker thread) before every use.
+            .test_before_acquire(false)
             .acquire_timeout(options.acquire_timeout)
             .connect_with(connect)
             .await?;
@@ -231,6 +234,71 @@ macro_rules! impl_store {
                     mu: row.try_get(mu)?,
                     sigma: row.try_get(sigma)?,
                 })
+            }
+
+            /// Inserts the entries (a key already stored is compared: `Duplicate` or `SeqConflict`).
+            async fn append_on(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                entries: &[LogEntry],
+            ) -> Result<Vec<AppendOutcome>, StoreError> {
+                let mut outcomes: Vec<Option<AppendOutcome>> = vec![None; entries.len()];
+                for (chunk_no, chunk) in entries.chunks(APPEND_CHUNK).enumerate() {
+                    let mut insert = QueryBuilder::<$db>::new(
+                        "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) ",
+                    );
+                    insert.push_values(chunk, |mut row, e| {
+                        row.push_bind(e.room_id.as_str())
+                            .push_bind(e.game_no)
+                            .push_bind(e.seq)
+                            .push_bind(e.kind.as_str())
+                            .push_bind(Json(&e.payload))
+                            .push_bind(e.at);
+                    });
+                    insert.push(
+                        " ON CONFLICT (room_id, game_no, seq) DO NOTHING \
+                         RETURNING room_id, game_no, seq",
+                    );
+                    let rows = insert.build().fetch_all(&mut *conn).await?;
+                    let mut inserted: HashSet<(String, i32, i64)> = HashSet::new();
+                    for row in &rows {
+                        inserted.insert((
+                            row.try_get("room_id")?,
+                            row.try_get("game_no")?,
+                            row.try_get("seq")?,
+                        ));
+                    }
+                    for (i, e) in chunk.iter().enumerate() {
+                        // A key repeated inside one batch was inserted once: the first copy takes
+                        // the `Inserted`, later copies are compared with it below.
+                        if inserted.remove(&(e.room_id.clone(), e.game_no, e.seq)) {
+                            outcomes[chunk_no * APPEND_CHUNK + i] = Some(AppendOutcome::Inserted);
+                        }
+                    }
+                }
+                // Entries not inserted hit an existing key: a retry or a conflict.
+                let mut resolved = Vec::with_capacity(entries.len());
+                for (e, outcome) in entries.iter().zip(outcomes) {
+                    if let Some(outcome) = outcome {
+                        resolved.push(outcome);
+                        continue;
+                    }
+                    let row = sqlx::query(
+                        "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
+                         WHERE room_id = $1 AND game_no = $2 AND seq = $3",
+                    )
+                    .bind(&e.room_id)
+                    .bind(e.game_no)
+                    .bind(e.seq)
+                    .fetch_one(&mut *conn)
+                    .await?;
+                    let stored = Self::entry_from_row(&row)?;
+                    resolved.push(if stored.same_as(e) {
+                        AppendOutcome::Duplicate
+                    } else {
+                        AppendOutcome::SeqConflict
+                    });
+                }
+                Ok(resolved)
             }
         }
 
@@ -441,66 +509,17 @@ macro_rules! impl_store {
                 if entries.is_empty() {
                     return Ok(Vec::new());
                 }
-                let mut outcomes: Vec<Option<AppendOutcome>> = vec![None; entries.len()];
+                // A batch of one chunk (every batch under load) is one INSERT statement, atomic on
+                // its own: it runs without BEGIN and COMMIT, each of which is one more round trip to
+                // the database (on SQLite, to its worker thread: two thread switches each).
+                if entries.len() <= APPEND_CHUNK {
+                    let mut conn = self.pool.acquire().await?;
+                    return Self::append_on(&mut conn, entries).await;
+                }
                 let mut tx = self.pool.begin().await?;
-                for (chunk_no, chunk) in entries.chunks(APPEND_CHUNK).enumerate() {
-                    let mut insert = QueryBuilder::<$db>::new(
-                        "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) ",
-                    );
-                    insert.push_values(chunk, |mut row, e| {
-                        row.push_bind(e.room_id.as_str())
-                            .push_bind(e.game_no)
-                            .push_bind(e.seq)
-                            .push_bind(e.kind.as_str())
-                            .push_bind(Json(&e.payload))
-                            .push_bind(e.at);
-                    });
-                    insert.push(
-                        " ON CONFLICT (room_id, game_no, seq) DO NOTHING \
-                         RETURNING room_id, game_no, seq",
-                    );
-                    let rows = insert.build().fetch_all(&mut *tx).await?;
-                    let mut inserted: HashSet<(String, i32, i64)> = HashSet::new();
-                    for row in &rows {
-                        inserted.insert((
-                            row.try_get("room_id")?,
-                            row.try_get("game_no")?,
-                            row.try_get("seq")?,
-                        ));
-                    }
-                    for (i, e) in chunk.iter().enumerate() {
-                        // A key repeated inside one batch was inserted once: the first copy takes
-                        // the `Inserted`, later copies are compared with it below.
-                        if inserted.remove(&(e.room_id.clone(), e.game_no, e.seq)) {
-                            outcomes[chunk_no * APPEND_CHUNK + i] = Some(AppendOutcome::Inserted);
-                        }
-                    }
-                }
-                // Entries not inserted hit an existing key: a retry or a conflict.
-                let mut resolved = Vec::with_capacity(entries.len());
-                for (e, outcome) in entries.iter().zip(outcomes) {
-                    if let Some(outcome) = outcome {
-                        resolved.push(outcome);
-                        continue;
-                    }
-                    let row = sqlx::query(
-                        "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
-                         WHERE room_id = $1 AND game_no = $2 AND seq = $3",
-                    )
-                    .bind(&e.room_id)
-                    .bind(e.game_no)
-                    .bind(e.seq)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    let stored = Self::entry_from_row(&row)?;
-                    resolved.push(if stored.same_as(e) {
-                        AppendOutcome::Duplicate
-                    } else {
-                        AppendOutcome::SeqConflict
-                    });
-                }
+                let outcomes = Self::append_on(&mut tx, entries).await?;
                 tx.commit().await?;
-                Ok(resolved)
+                Ok(outcomes)
             }
 
             async fn load_log(
