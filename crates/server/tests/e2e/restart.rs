@@ -17,12 +17,26 @@ struct Server {
     child: Child,
     addr: SocketAddr,
     lines: Arc<Mutex<Vec<String>>>,
+    /// Its own database and spool: the default `data/fourkings.db` would sit in the source tree and
+    /// be shared with any other server started from the same directory (two of them migrating one
+    /// file at once fail with "table players already exists").
+    _data: tempfile::TempDir,
 }
 
 impl Server {
     fn start(envs: &[(&str, &str)]) -> Server {
+        let data = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_fourkings"))
             .arg("serve")
+            .env_remove("DATABASE_URL")
+            .env(
+                "FOURKINGS_DATABASE__URL",
+                format!("sqlite://{}/fourkings.db", data.path().display()),
+            )
+            .env(
+                "FOURKINGS_DATABASE__SPOOL_PATH",
+                format!("{}/spool.jsonl", data.path().display()),
+            )
             .env("FOURKINGS_SERVER__LISTEN", "127.0.0.1:0")
             .env("FOURKINGS_TIMERS__CPU_DELAY_MS", "0")
             .env("FOURKINGS_TIMERS__PING_INTERVAL_MS", "60000")
@@ -54,7 +68,12 @@ impl Server {
         let addr = addr_rx
             .recv_timeout(Duration::from_secs(30))
             .expect("the server prints its address");
-        Server { child, addr, lines }
+        Server {
+            child,
+            addr,
+            lines,
+            _data: data,
+        }
     }
 
     fn signal(&self, signal: &str) {
