@@ -168,12 +168,15 @@ pub async fn join_following(
 ) -> (Client, Value, SocketAddr) {
     let deadline = Instant::now() + Duration::from_secs(90);
     let mut target = entry;
+    // What the last attempt got, for the failure message.
+    let mut last = String::from("nothing yet");
     loop {
         assert!(
             Instant::now() < deadline,
-            "no node served room {room} within 90 s"
+            "no node served room {room} within 90 s; the last attempt: {last}"
         );
         let Some(mut c) = try_connect(target).await else {
+            last = format!("no WebSocket to {target} within 3 s");
             target = entry;
             tokio::time::sleep(Duration::from_millis(200)).await;
             continue;
@@ -194,6 +197,10 @@ pub async fn join_following(
                 Some(_) => {}
                 None => break None,
             }
+        };
+        last = match &answer {
+            Some(m) => format!("{target} answered {m}"),
+            None => format!("{target} closed the connection without answering"),
         };
         match answer {
             Some(m) if m["t"] == "welcome" => return (c, m, target),

@@ -1,4 +1,8 @@
 //! The server binary as a separate process, for tests that crash, pause or stop it.
+//!
+//! Each process's log lines are printed by the test that started it, prefixed with the node's
+//! process id, through `eprintln!`: libtest captures them with the test's own output and shows them
+//! only when the test fails, so a failure comes with what every node did.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -22,7 +26,8 @@ impl ServerProc {
             .env("FOURKINGS_TIMERS__GRACE_MS", "60000")
             .env("FOURKINGS_TIMERS__PING_INTERVAL_MS", "60000")
             .env("FOURKINGS_TIMERS__IDLE_TIMEOUT_MS", "180000")
-            .env("RUST_LOG", "warn")
+            // The cluster's claims, adoptions and releases, for the log a failure prints.
+            .env("RUST_LOG", "warn,server::cluster=info")
             // Tests play many clients from one address.
             .env("FOURKINGS_LIMITS__REST_WRITE_BURST", "10000")
             .env("FOURKINGS_LIMITS__REST_READ_BURST", "10000")
@@ -30,18 +35,27 @@ impl ServerProc {
             .env("FOURKINGS_LIMITS__MAX_CONNECTIONS_PER_IP", "10000")
             .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the server binary starts");
+        let pid = child.id();
         let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
         let (tx, rx) = std::sync::mpsc::channel();
-        // Keep reading stdout for the process's whole life, so that it never blocks on a full pipe.
+        // Keep reading both pipes for the process's whole life, so that it never blocks on a full
+        // pipe. The threads inherit the test's output capture.
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                eprintln!("[node {pid}] {line}");
                 if let Some(rest) = line.strip_prefix("fourkings listening on ") {
                     let addr = rest.split(": open").next().unwrap_or("").to_owned();
                     let _ = tx.send(addr);
                 }
+            }
+        });
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("[node {pid}] {line}");
             }
         });
         let addr = rx
