@@ -39,8 +39,13 @@ fn chaturaji() -> Value {
 }
 
 /// One cluster node on `db`, its public URL naming the port it bound.
-fn node(db: &TestDb, (ttl, renew): (u64, u64)) -> ServerProc {
-    ServerProc::start(&[
+fn node(db: &TestDb, lease: (u64, u64)) -> ServerProc {
+    node_with(db, lease, &[])
+}
+
+/// A cluster node with more settings (`extra` comes last, so it overrides).
+fn node_with(db: &TestDb, (ttl, renew): (u64, u64), extra: &[(&str, String)]) -> ServerProc {
+    let mut env = vec![
         ("FOURKINGS_DATABASE__URL", db.url().to_owned()),
         ("FOURKINGS_DATABASE__MAX_CONNECTIONS", "4".into()),
         ("FOURKINGS_CLUSTER__ENABLED", "true".into()),
@@ -49,7 +54,9 @@ fn node(db: &TestDb, (ttl, renew): (u64, u64)) -> ServerProc {
         ("FOURKINGS_CLUSTER__RENEW_MS", renew.to_string()),
         ("FOURKINGS_BOTS__EASY_MS", "2".into()),
         ("FOURKINGS_BOTS__MEDIUM_MS", "2".into()),
-    ])
+    ];
+    env.extend_from_slice(extra);
+    ServerProc::start(&env)
 }
 
 fn signal(p: &ServerProc, sig: &str) {
@@ -358,13 +365,26 @@ async fn a_drained_node_gives_its_rooms_up_at_once() {
     db.cleanup().await;
 }
 
+/// The pause before each CPU move in [`a_dead_nodes_game_is_adopted_without_anyone_asking`]: the
+/// server's default (`timers.cpu_delay_ms`), not the 0 of the other tests. Four CPUs without a
+/// pause end a Chaturaji game in 2 to 4 s (46 to 176 log entries seen), less than a busy machine can
+/// take between the game's first entries and node 1's kill, or between the kill and node 2's sweep:
+/// the game was over, nobody had anything to adopt, and the test timed out. Paced, the shortest game
+/// lasts over 10 s while the test needs a few seconds.
+const CPU_PACE_MS: u64 = 400;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_nodes_game_is_adopted_without_anyone_asking() {
     let Some(db) = TestDb::postgres().await else {
         return;
     };
-    let n1 = node(&db, SHORT);
-    let n2 = node(&db, SHORT);
+    let paced = [("FOURKINGS_TIMERS__CPU_DELAY_MS", CPU_PACE_MS.to_string())];
+    let n1 = node_with(&db, SHORT, &paced);
+    let n2 = node_with(&db, SHORT, &paced);
+    // Opened before the game starts: nothing slow stands between the game's first entries and the
+    // kill.
+    let db_cluster = cluster(&db).await;
+    let store = db.open().await;
     // Four CPU players on node 1; nobody watches the room.
     let (room, host_token) = create_room(
         n1.addr,
@@ -373,17 +393,29 @@ async fn a_dead_nodes_game_is_adopted_without_anyone_asking() {
     .await;
     let (status, v) = host(n1.addr, &room, "start", &host_token).await;
     assert_eq!(status, 200, "{v}");
-    let db_cluster = cluster(&db).await;
-    let last_seq = || async { db_cluster.audit_log(&room).await.unwrap().len() };
-    let before = wait_for(|| async { (last_seq().await > 4).then_some(()) }).await;
+    let log = || async { db_cluster.audit_log(&room).await.unwrap() };
+    let before = wait_for(|| async { (log().await.len() > 4).then_some(()) }).await;
     assert!(before.is_some(), "the CPU game is being written on node 1");
 
     n1.kill9();
-    let killed_at = last_seq().await;
-    // After node 1's lease runs out, node 2 sweeps the room up by itself and the game goes on.
+    let game_id = format!("{room}-1");
+    assert!(
+        store.game(&game_id).await.unwrap().is_none(),
+        "the game was still being played when node 1 died ({} entries)",
+        log().await.len()
+    );
+    // After node 1's lease runs out, node 2 sweeps the room up by itself and the game goes on: node 2
+    // writes to its log under its own epoch.
     let moved = wait_for(|| async {
         let owner = db_cluster.owner(&room).await.unwrap()?;
-        (last_seq().await > killed_at + 2).then_some(owner)
+        log()
+            .await
+            .iter()
+            .any(|r| {
+                r.writer_node.as_ref() == Some(&owner.node_id)
+                    && r.writer_epoch == Some(owner.epoch)
+            })
+            .then_some(owner)
     })
     .await
     .expect("the game moved to node 2 and went on");
@@ -392,6 +424,7 @@ async fn a_dead_nodes_game_is_adopted_without_anyone_asking() {
     assert_eq!(moved.epoch, 3, "creation, node 1, then node 2");
     assert_eq!(assert_log_is_sound(&db, &room).await, vec![1, 2, 3]);
     assert_eq!(metric(n2.addr, "fourkings_cluster_claims_total").await, 1.0);
+    store.close().await;
     drop(n2);
     db.cleanup().await;
 }
