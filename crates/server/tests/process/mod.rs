@@ -28,6 +28,7 @@ impl ServerProc {
             .env("FOURKINGS_TIMERS__IDLE_TIMEOUT_MS", "180000")
             // The cluster's claims, adoptions and releases, for the log a failure prints.
             .env("RUST_LOG", "warn,server::cluster=info")
+            .env("NO_COLOR", "1")
             // Tests play many clients from one address.
             .env("FOURKINGS_LIMITS__REST_WRITE_BURST", "10000")
             .env("FOURKINGS_LIMITS__REST_READ_BURST", "10000")
