@@ -197,7 +197,7 @@ fn a_king_capture_open_to_the_seat_to_move_is_adjudicated_not_forfeited() {
     let book = dir.path().join("book.txt");
     std::fs::write(
         &book,
-        "fen R-0,0,0,0-0,0,0,0-0,0,0,0-0,0,0,0-0-x,x,x,yR,2,yK,3,yR,x,x,x/x,x,x,yP,yP,yP,yP,yP,yP,yP,yP,x,x,x/x,x,x,8,x,x,x/bR,bP,10,gP,gR/1,bP,10,gP,1/1,bP,10,gP,1/1,bP,10,gP,gK/bK,1,rR,9,gP,1/1,bP,10,gP,1/1,bP,10,gP,1/bR,bP,10,gP,gR/x,x,x,8,x,x,x/x,x,x,rP,rP,rP,rP,rP,rP,rP,rP,x,x,x/x,x,x,rR,3,rK,2,x,x,x,x\n",
+        "fen R-0,0,0,0-0,0,0,0-0,0,0,0-0,0,0,0-0-x,x,x,yR,2,yK,3,yR,x,x,x/x,x,x,yP,yP,yP,yP,yP,yP,yP,yP,x,x,x/x,x,x,8,x,x,x/bR,bP,10,gP,gR/1,bP,10,gP,1/1,bP,10,gP,1/1,bP,10,gP,gK/bK,1,rR,9,gP,1/1,bP,10,gP,1/1,bP,10,gP,1/bR,bP,10,gP,gR/x,x,x,8,x,x,x/x,x,x,rP,rP,rP,rP,rP,rP,rP,rP,x,x,x/x,x,x,rR,3,rK,3,x,x,x\n",
     )
     .unwrap();
     let mute = script(dir.path(), "mute.sh", "");
