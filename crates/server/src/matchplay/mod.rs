@@ -16,12 +16,12 @@ use anyhow::{Context, bail};
 use clap::Args;
 use player::{Failure, Player, Spec};
 use rules::Seat;
-use rules::fourchess::{Action, Game, Mode, MoveText, Options, export_pgn4};
+use rules::fourchess::{Action, Game, Kind, Mode, Move, MoveText, Options, Owner, export_pgn4};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use table::{GameResult, Think};
+use table::{GameResult, Incident, Think};
 
 #[derive(Debug, Args)]
 pub struct MatchArgs {
@@ -106,8 +106,10 @@ struct Played {
     /// Engine index (seat in game 0) sitting at each seat.
     engines: [usize; 4],
     think: Vec<(usize, Think)>,
-    /// Illegal moves, hangs and deaths, as log lines.
-    incidents: Vec<String>,
+    /// Forfeits and adjudications, by engine index.
+    incidents: Vec<(usize, Incident)>,
+    /// The same as log lines.
+    log: Vec<String>,
 }
 
 struct Ctx<'a> {
@@ -147,8 +149,20 @@ fn play_game(
     }
     let mut think = Vec::new();
     let mut incidents = Vec::new();
+    let mut log = Vec::new();
     while let Some(seat) = game.to_act() {
         let e = engines[seat.index()];
+        if let Some((m, king)) = adjudicate(&game) {
+            game.apply(Action::from(m))
+                .map_err(|err| anyhow::anyhow!("adjudicating {m}: {err}"))?;
+            moves.push(m.to_string());
+            incidents.push((e, Incident::KingTaken));
+            log.push(format!(
+                "game {index}: {} ({seat}) can take the {king} king: {m} played for it (adjudicated)",
+                ctx.names[e]
+            ));
+            continue;
+        }
         let player = &mut seats.players[e];
         let mut position = format!("position fen {start_fen}");
         if !moves.is_empty() {
@@ -172,7 +186,8 @@ fn play_game(
                 }) {
                     Ok(m) => Some(m),
                     Err(why) => {
-                        incidents.push(format!(
+                        incidents.push((e, Incident::Illegal));
+                        log.push(format!(
                             "game {index}: {} ({seat}) bestmove `{text}` is illegal: {why}",
                             ctx.names[e]
                         ));
@@ -180,17 +195,27 @@ fn play_game(
                     }
                 }
             }
-            Err(failure) => {
-                incidents.push(format!(
-                    "game {index}: {} ({seat}): {failure} after {} ms; restarted",
+            Err(no) => {
+                incidents.push((
+                    e,
+                    match no.failure {
+                        Failure::Hung => Incident::Timeout,
+                        Failure::Dead => Incident::Crash,
+                    },
+                ));
+                let said = no
+                    .last_message()
+                    .map(|m| format!(" (it said: {m})"))
+                    .unwrap_or_default();
+                log.push(format!(
+                    "game {index}: {} ({seat}): {} after {} ms{said}; restarted; position: {position}",
                     ctx.names[e],
+                    no.failure,
                     took.as_millis()
                 ));
-                if failure == Failure::Hung || failure == Failure::Dead {
-                    player
-                        .restart(ctx.patience)
-                        .with_context(|| format!("restarting {}", ctx.names[e]))?;
-                }
+                player
+                    .restart(ctx.patience)
+                    .with_context(|| format!("restarting {}", ctx.names[e]))?;
                 None
             }
         };
@@ -207,6 +232,28 @@ fn play_game(
         engines,
         think,
         incidents,
+        log,
+    })
+}
+
+/// Teams: a king capture open to the seat to move, which the runner plays for it. By the project's
+/// rules the game goes on until the king is taken (F.12); an engine that stops at a capturable king
+/// (4pchess judges the game won there and answers no `bestmove`) would otherwise lose on time a game its
+/// team has won. Taking the king ends the game at once, so the result is the rules' own.
+fn adjudicate(game: &Game) -> Option<(Move, Seat)> {
+    let seat = game.to_act()?;
+    if game.mode() != Mode::Teams {
+        return None;
+    }
+    let pos = game.position();
+    game.legal_moves().into_iter().find_map(|m| {
+        let victim = pos.piece_at(m.to())?;
+        match victim.owner {
+            Owner::Seat(s) if victim.kind == Kind::King && s != seat && s != seat.opposite() => {
+                Some((m, s))
+            }
+            _ => None,
+        }
     })
 }
 
@@ -296,7 +343,7 @@ fn play_match(args: &MatchArgs) -> anyhow::Result<(Vec<String>, Vec<GameResult>)
                     let opening = &openings[(i / 4) % openings.len()];
                     match play_game(&ctx, &mut seats, i, opening) {
                         Ok(played) => {
-                            for line in &played.incidents {
+                            for line in &played.log {
                                 eprintln!("{line}");
                             }
                             if let Some(dir) = &args.pgn_dir {
@@ -310,7 +357,7 @@ fn play_match(args: &MatchArgs) -> anyhow::Result<(Vec<String>, Vec<GameResult>)
                                 &played.game,
                                 played.engines,
                                 played.think,
-                                played.incidents.len(),
+                                played.incidents.clone(),
                                 &ctx.names,
                             );
                             if args.verbose {

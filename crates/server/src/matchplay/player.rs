@@ -40,7 +40,7 @@ enum Pipe {
 }
 
 /// Why an engine produced no usable answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
     /// Nothing before the deadline.
     Hung,
@@ -54,6 +54,24 @@ impl std::fmt::Display for Failure {
             Failure::Hung => "no answer in time",
             Failure::Dead => "the engine died",
         })
+    }
+}
+
+/// No usable answer, and what the engine did say before it gave up or died (its `info string` lines
+/// tell why, e.g. 4pchess's `info string Game completed. RY won.`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoAnswer {
+    pub failure: Failure,
+    pub said: Vec<String>,
+}
+
+impl NoAnswer {
+    /// The engine's last `info string` message, if it sent one.
+    pub fn last_message(&self) -> Option<&str> {
+        self.said
+            .iter()
+            .rev()
+            .find_map(|line| line.strip_prefix("info string "))
     }
 }
 
@@ -117,7 +135,7 @@ impl Player {
         player.send("uci");
         player
             .wait_for("uciok", Instant::now() + patience)
-            .map_err(|f| anyhow::anyhow!("{spec:?} at start: {f}"))?;
+            .map_err(|no| anyhow::anyhow!("{spec:?} at start: {}", no.failure))?;
         if let Spec::Internal(_) = spec {
             player.send(&format!("setoption name Mode value {}", mode.name()));
         }
@@ -148,7 +166,7 @@ impl Player {
         &mut self,
         word: &str,
         deadline: Instant,
-    ) -> Result<(String, Vec<String>), Failure> {
+    ) -> Result<(String, Vec<String>), NoAnswer> {
         let mut before = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -159,8 +177,18 @@ impl Player {
                     }
                     before.push(line);
                 }
-                Err(RecvTimeoutError::Timeout) => return Err(Failure::Hung),
-                Err(RecvTimeoutError::Disconnected) => return Err(Failure::Dead),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(NoAnswer {
+                        failure: Failure::Hung,
+                        said: before,
+                    });
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(NoAnswer {
+                        failure: Failure::Dead,
+                        said: before,
+                    });
+                }
             }
         }
     }

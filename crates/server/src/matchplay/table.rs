@@ -20,6 +20,35 @@ impl Think {
     }
 }
 
+/// Something the runner, not the board, decided: a forfeit (by its reason) or an adjudication.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Incident {
+    /// No `bestmove` within `movetime + margin`.
+    Timeout,
+    /// A `bestmove` the rules refuse (or that is not a move at all).
+    Illegal,
+    /// The engine's output ended: it crashed or quit.
+    Crash,
+    /// The seat to move could take a king, and the runner took it on the engine's behalf (see
+    /// `adjudicate` in the match module): not a failure of the engine.
+    KingTaken,
+}
+
+impl Incident {
+    pub fn name(self) -> &'static str {
+        match self {
+            Incident::Timeout => "timeout",
+            Incident::Illegal => "illegal move",
+            Incident::Crash => "crash",
+            Incident::KingTaken => "king capture adjudicated",
+        }
+    }
+
+    pub fn is_forfeit(self) -> bool {
+        self != Incident::KingTaken
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct GameResult {
     pub index: usize,
@@ -30,14 +59,27 @@ pub struct GameResult {
     /// How it ended, with the engine it ended against where there is one.
     pub end: String,
     pub think: Vec<(usize, Think)>,
-    pub incidents: usize,
+    /// What the runner decided, by engine index.
+    pub incidents: Vec<(usize, Incident)>,
 }
 
-fn reason_text(reason: EndReason, loser: impl Fn(Seat) -> String) -> String {
+/// How a game ended; `loser` names the engine at a seat, `runner` says why the runner ended it there
+/// (a forfeit's reason, an adjudication), if it did.
+fn reason_text(
+    reason: EndReason,
+    loser: impl Fn(Seat) -> String,
+    runner: impl Fn(Seat) -> Option<Incident>,
+) -> String {
     match reason {
-        EndReason::KingCaptured { king_of, .. } => format!("king captured: {}", loser(king_of)),
+        EndReason::KingCaptured { by, king_of } => match runner(by) {
+            Some(Incident::KingTaken) => format!("king captured (adjudicated): {}", loser(king_of)),
+            _ => format!("king captured: {}", loser(king_of)),
+        },
         EndReason::Checkmate { seat } => format!("checkmate: {}", loser(seat)),
-        EndReason::Resignation { seat } => format!("forfeit: {}", loser(seat)),
+        EndReason::Resignation { seat } => match runner(seat) {
+            Some(why) => format!("forfeit ({}): {}", why.name(), loser(seat)),
+            None => format!("forfeit: {}", loser(seat)),
+        },
         EndReason::Stalemate { .. } => "stalemate".into(),
         EndReason::ThreePlayersOut => "three players out".into(),
         EndReason::PointsLead { .. } => "points lead".into(),
@@ -53,7 +95,7 @@ impl GameResult {
         game: &Game,
         engines: [usize; 4],
         think: Vec<(usize, Think)>,
-        incidents: usize,
+        incidents: Vec<(usize, Incident)>,
         names: &[String],
     ) -> GameResult {
         let outcome = game.outcome().expect("played to the end");
@@ -65,7 +107,19 @@ impl GameResult {
             _ => 0.0,
         });
         let plies = game.record().iter().filter(|a| a.report.is_some()).count();
-        let end = reason_text(outcome.reason, |seat| names[engines[seat.index()]].clone());
+        // The last incident of the engine at a seat is the one that ended the game there.
+        let runner = |seat: Seat| {
+            incidents
+                .iter()
+                .rev()
+                .find(|(e, _)| *e == engines[seat.index()])
+                .map(|(_, why)| *why)
+        };
+        let end = reason_text(
+            outcome.reason,
+            |seat| names[engines[seat.index()]].clone(),
+            runner,
+        );
         GameResult {
             index,
             engines,
@@ -216,12 +270,15 @@ pub fn render(
     }
     let ends: Vec<String> = ends.iter().map(|(e, n)| format!("{n} {e}")).collect();
     let _ = writeln!(out, "ends: {}", ends.join("; "));
-    let incidents: usize = results.iter().map(|r| r.incidents).sum();
-    if incidents > 0 {
-        let _ = writeln!(
-            out,
-            "incidents (illegal moves, hung or dead engines): {incidents}"
-        );
+    let mut incidents: BTreeMap<(&str, Incident), usize> = BTreeMap::new();
+    for r in results {
+        for (e, why) in &r.incidents {
+            *incidents.entry((&names[*e], *why)).or_default() += 1;
+        }
+    }
+    for ((name, why), n) in incidents {
+        let what = if why.is_forfeit() { "forfeits by " } else { "" };
+        let _ = writeln!(out, "{what}{}: {n} ({name})", why.name());
     }
     out
 }

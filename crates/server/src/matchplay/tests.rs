@@ -58,7 +58,7 @@ fn internal_levels_play_rotated_games_from_the_book_and_every_game_is_written_as
             "{:?}",
             r.score
         );
-        assert_eq!(r.incidents, 0);
+        assert!(r.incidents.is_empty());
         let text = std::fs::read_to_string(dir.path().join(format!("game-{i}.pgn4"))).unwrap();
         let options = Options {
             move_limit: Some(48),
@@ -93,12 +93,17 @@ fn internal_levels_play_rotated_games_from_the_book_and_every_game_is_written_as
 
 /// A shell-script engine: answers `uci` and `isready`, and `go` with `answer` (a line, or nothing).
 fn script(dir: &std::path::Path, name: &str, answer: &str) -> String {
-    let path = dir.join(name);
     let go = if answer.is_empty() {
         ":".to_owned()
     } else {
         format!("echo '{answer}'")
     };
+    script_doing(dir, name, &go)
+}
+
+/// A shell-script engine that runs the shell command `go` on `go`.
+fn script_doing(dir: &std::path::Path, name: &str, go: &str) -> String {
+    let path = dir.join(name);
     std::fs::write(
         &path,
         format!(
@@ -125,9 +130,9 @@ fn an_illegal_bestmove_forfeits_for_that_engines_team_and_is_logged() {
     let (names, results) = play_match(&a).unwrap();
     let r = &results[0];
     assert_eq!(r.score, [0.0, 1.0, 0.0, 1.0], "Red's team loses");
-    assert_eq!(r.incidents, 1);
+    assert_eq!(r.incidents, [(0, Incident::Illegal)]);
     assert_eq!(r.plies, 0);
-    assert_eq!(r.end, format!("forfeit: {}", names[0]));
+    assert_eq!(r.end, format!("forfeit (illegal move): {}", names[0]));
 }
 
 #[test]
@@ -150,5 +155,72 @@ fn a_hung_engine_forfeits_and_is_restarted_for_the_next_game() {
     assert_eq!(results[0].plies, 1);
     assert_eq!(results[1].score, [0.0, 1.0, 0.0, 1.0]);
     assert_eq!(results[1].plies, 2);
-    assert!(results.iter().all(|r| r.incidents == 1));
+    assert!(
+        results
+            .iter()
+            .all(|r| r.incidents == [(1, Incident::Timeout)])
+    );
+    assert!(results[0].end.starts_with("forfeit (timeout): "));
+}
+
+#[test]
+fn an_engine_that_dies_forfeits_by_crash_and_is_restarted() {
+    let dir = tempfile::tempdir().unwrap();
+    let dying = script_doing(dir.path(), "dying.sh", "exit 3");
+    let a = args(
+        [
+            dying.as_str(),
+            "fourkings:random",
+            "fourkings:random",
+            "fourkings:random",
+        ],
+        1,
+    );
+    let (names, results) = play_match(&a).unwrap();
+    let r = &results[0];
+    assert_eq!(r.score, [0.0, 1.0, 0.0, 1.0], "Red's team loses");
+    assert_eq!(r.incidents, [(0, Incident::Crash)]);
+    assert_eq!(r.end, format!("forfeit (crash): {}", names[0]));
+    let table = table::render(&a, &names, &results, Duration::from_secs(1));
+    assert!(
+        table.contains(&format!("forfeits by crash: 1 ({})", names[0])),
+        "{table}"
+    );
+}
+
+/// Red to move with a rook that can take Blue's king (a7 from c7). 4pchess answers no `bestmove` in
+/// such a position when its move generator meets the king capture first (it judges the game won); the
+/// runner takes the king for the seat to move instead of timing it out.
+#[test]
+fn a_king_capture_open_to_the_seat_to_move_is_adjudicated_not_forfeited() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.txt");
+    std::fs::write(
+        &book,
+        "fen R-0,0,0,0-0,0,0,0-0,0,0,0-0,0,0,0-0-x,x,x,yR,2,yK,3,yR,x,x,x/x,x,x,yP,yP,yP,yP,yP,yP,yP,yP,x,x,x/x,x,x,8,x,x,x/bR,bP,10,gP,gR/1,bP,10,gP,1/1,bP,10,gP,1/1,bP,10,gP,gK/bK,1,rR,9,gP,1/1,bP,10,gP,1/1,bP,10,gP,1/bR,bP,10,gP,gR/x,x,x,8,x,x,x/x,x,x,rP,rP,rP,rP,rP,rP,rP,rP,x,x,x/x,x,x,rR,3,rK,3,x,x,x\n",
+    )
+    .unwrap();
+    let mute = script(dir.path(), "mute.sh", "");
+    let mut a = args(
+        [
+            mute.as_str(),
+            "fourkings:random",
+            "fourkings:random",
+            "fourkings:random",
+        ],
+        1,
+    );
+    a.book = Some(book);
+    a.margin = 150;
+    let (names, results) = play_match(&a).unwrap();
+    let r = &results[0];
+    assert_eq!(r.score, [1.0, 0.0, 1.0, 0.0], "Red's team takes the king");
+    assert_eq!(r.plies, 1);
+    assert_eq!(r.incidents, [(0, Incident::KingTaken)]);
+    assert_eq!(r.end, format!("king captured (adjudicated): {}", names[1]));
+    let table = table::render(&a, &names, &results, Duration::from_secs(1));
+    assert!(
+        table.contains(&format!("king capture adjudicated: 1 ({})", names[0])),
+        "{table}"
+    );
 }
