@@ -67,6 +67,35 @@ fn signal(p: &ServerProc, sig: &str) {
     assert!(sent.success());
 }
 
+/// Stops the node and returns once every one of its threads is stopped. `kill -STOP` returns when
+/// the signal is sent, not when it has taken effect: a thread running on the other core goes on
+/// until the kernel next preempts it, and on a busy machine the node could still read and record
+/// the frame a test sends right after.
+fn pause(p: &ServerProc) {
+    signal(p, "-STOP");
+    let tasks = format!("/proc/{}/task", p.child.id());
+    let stopped = |task: std::fs::DirEntry| {
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        // The state follows the parenthesised command name: T (stopped) or t (traced).
+        matches!(
+            stat.rsplit_once(") ")
+                .and_then(|(_, rest)| rest.chars().next()),
+            Some('T' | 't') | None
+        )
+    };
+    for _ in 0..1000 {
+        let all = std::fs::read_dir(&tasks)
+            .expect("the node's threads")
+            .flatten()
+            .all(stopped);
+        if all {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("node {} did not stop within 5 s of SIGSTOP", p.child.id());
+}
+
 /// A counter of the node's `/metrics` (0 when it was never incremented).
 async fn metric(addr: SocketAddr, name: &str) -> f64 {
     let (status, _, body) = http_raw(addr, "GET", "/metrics", None, None).await;
@@ -273,7 +302,7 @@ async fn a_paused_owner_is_fenced_when_it_wakes_and_closes_its_clients() {
         0.0
     );
 
-    signal(&n1, "-STOP");
+    pause(&n1);
     // Red's next action reaches the paused node: it will try to record it when it wakes.
     let view = seen.view.clone().expect("red is to act");
     let action = view["legal"][0].clone();
