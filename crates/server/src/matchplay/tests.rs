@@ -114,22 +114,29 @@ fn script_doing(dir: &std::path::Path, name: &str, go: &str) -> String {
     format!("cmd:sh {}", path.display())
 }
 
-#[test]
-fn an_illegal_bestmove_forfeits_for_that_engines_team_and_is_logged() {
-    let dir = tempfile::tempdir().unwrap();
-    let bad = script(dir.path(), "bad.sh", "bestmove a1-a1");
+/// One game with `red` at Red against random players, which Red's team is expected to lose by its
+/// forfeit: the match's arguments, the engines' names and that game's result.
+fn red_forfeits(red: &str) -> (MatchArgs, Vec<String>, GameResult) {
     let a = args(
         [
-            bad.as_str(),
+            red,
             "fourkings:random",
             "fourkings:random",
             "fourkings:random",
         ],
         1,
     );
-    let (names, results) = play_match(&a).unwrap();
-    let r = &results[0];
+    let (names, mut results) = play_match(&a).unwrap();
+    let r = results.remove(0);
     assert_eq!(r.score, [0.0, 1.0, 0.0, 1.0], "Red's team loses");
+    (a, names, r)
+}
+
+#[test]
+fn an_illegal_bestmove_forfeits_for_that_engines_team_and_is_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = script(dir.path(), "bad.sh", "bestmove a1-a1");
+    let (_, names, r) = red_forfeits(&bad);
     assert_eq!(r.incidents, [(0, Incident::Illegal)]);
     assert_eq!(r.plies, 0);
     assert_eq!(r.end, format!("forfeit (illegal move): {}", names[0]));
@@ -167,21 +174,10 @@ fn a_hung_engine_forfeits_and_is_restarted_for_the_next_game() {
 fn an_engine_that_dies_forfeits_by_crash_and_is_restarted() {
     let dir = tempfile::tempdir().unwrap();
     let dying = script_doing(dir.path(), "dying.sh", "exit 3");
-    let a = args(
-        [
-            dying.as_str(),
-            "fourkings:random",
-            "fourkings:random",
-            "fourkings:random",
-        ],
-        1,
-    );
-    let (names, results) = play_match(&a).unwrap();
-    let r = &results[0];
-    assert_eq!(r.score, [0.0, 1.0, 0.0, 1.0], "Red's team loses");
+    let (a, names, r) = red_forfeits(&dying);
     assert_eq!(r.incidents, [(0, Incident::Crash)]);
     assert_eq!(r.end, format!("forfeit (crash): {}", names[0]));
-    let table = table::render(&a, &names, &results, Duration::from_secs(1));
+    let table = table::render(&a, &names, std::slice::from_ref(&r), Duration::from_secs(1));
     assert!(
         table.contains(&format!("forfeits by crash: 1 ({})", names[0])),
         "{table}"
