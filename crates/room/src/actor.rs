@@ -42,10 +42,9 @@ use crate::bot_pool::BotPool;
 use crate::chat::{ChatLog, RateWindow};
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
-use crate::handle::{Cmd, Queued, RoomError, RoomHandle};
+use crate::handle::{Cmd, RoomError, RoomHandle};
 use crate::history::History;
 use crate::log::{ActionLog, EntryKind, LogEntry, LogError};
-use crate::outbox::OutboxSender;
 use crate::record::RecordedAction;
 use crate::seats::SeatState;
 use crate::{RoomConfig, RoomSettings};
@@ -82,7 +81,7 @@ pub async fn create(
 struct Sub {
     conn: u64,
     seat: Option<Seat>,
-    tx: OutboxSender,
+    tx: mpsc::Sender<Arc<str>>,
     /// The highest ack id this connection has sent: ids must increase per connection, so a resend
     /// the seat no longer remembers is refused (`stale_ack`) rather than applied again.
     highest_ack: Option<u64>,
@@ -152,7 +151,7 @@ struct Room {
     log: Arc<dyn ActionLog>,
     bot: Arc<BotPool>,
     /// To send CPU moves back to ourselves without keeping the room alive.
-    me: mpsc::WeakSender<Queued>,
+    me: mpsc::WeakSender<Cmd>,
     v: u64,
     history: History,
     seats: [SeatState; 4],
@@ -204,7 +203,7 @@ impl Room {
         config: Arc<RoomConfig>,
         log: Arc<dyn ActionLog>,
         bot: Arc<BotPool>,
-        tx: &mpsc::Sender<Queued>,
+        tx: &mpsc::Sender<Cmd>,
     ) -> Room {
         Room {
             id,
@@ -233,7 +232,7 @@ impl Room {
         }
     }
 
-    fn start_actor(self, tx: mpsc::Sender<Queued>, rx: mpsc::Receiver<Queued>) -> RoomHandle {
+    fn start_actor(self, tx: mpsc::Sender<Cmd>, rx: mpsc::Receiver<Cmd>) -> RoomHandle {
         let handle = RoomHandle {
             id: self.id.clone(),
             tx,
@@ -242,12 +241,9 @@ impl Room {
         handle
     }
 
-    /// The actor's loop. What a command or a timer does is awaited in a box of its own (allocated
-    /// per command, freed after it): inline, the largest of those futures (a join, an action
-    /// waiting for the log) would be part of every idle room's task for its whole life.
-    async fn run(mut self, mut rx: mpsc::Receiver<Queued>) {
+    async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
         // A rebuilt room may have a CPU or a dice throw to play.
-        Box::pin(self.drive()).await;
+        self.drive().await;
         loop {
             if self.stopped {
                 // Close the command channel before the outboxes, so that a connection that sees its
@@ -260,7 +256,7 @@ impl Room {
             let wake = self.next_wake();
             tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => Box::pin(self.handle(*cmd)).await,
+                    Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
                 _ = sleep_until_opt(wake) => {
@@ -268,7 +264,7 @@ impl Room {
                         self.log.room_closed(&self.id);
                         break;
                     }
-                    Box::pin(self.on_timer()).await;
+                    self.on_timer().await;
                 }
             }
         }

@@ -7,8 +7,6 @@ use tokio::sync::{mpsc, oneshot};
 
 use protocol::{ChangeSettings, ErrorCode, Joined, OptionProblem, RoomInfo, Seat};
 
-use crate::outbox::OutboxSender;
-
 /// A refused request, with the stable code clients see.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{code}: {message}")]
@@ -59,7 +57,7 @@ pub(crate) enum Cmd {
     Connect {
         token: Option<String>,
         last_v: Option<u64>,
-        outbox: OutboxSender,
+        outbox: mpsc::Sender<Arc<str>>,
         reply: Reply<Connected>,
     },
     Disconnect {
@@ -124,15 +122,10 @@ pub(crate) enum HostOrder {
     },
 }
 
-/// A command as it waits in the room's queue. Boxed: tokio's channel allocates its slots 32 at a
-/// time and keeps two such blocks once 32 commands went through; 32 boxes take 256 bytes where 32
-/// commands took 2.3 KiB, per room (docs/benchmarks.md, idle connection memory).
-pub(crate) type Queued = Box<Cmd>;
-
 #[derive(Debug, Clone)]
 pub struct RoomHandle {
     pub(crate) id: Arc<str>,
-    pub(crate) tx: mpsc::Sender<Queued>,
+    pub(crate) tx: mpsc::Sender<Cmd>,
 }
 
 impl RoomHandle {
@@ -145,17 +138,12 @@ impl RoomHandle {
         !self.tx.is_closed()
     }
 
-    /// Queues a command; `Err` when the room is gone.
-    async fn send(&self, cmd: Cmd) -> Result<(), RoomError> {
-        self.tx
-            .send(Box::new(cmd))
-            .await
-            .map_err(|_| RoomError::gone())
-    }
-
     async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Cmd) -> Result<T, RoomError> {
         let (reply, rx) = oneshot::channel();
-        self.send(make(reply)).await?;
+        self.tx
+            .send(make(reply))
+            .await
+            .map_err(|_| RoomError::gone())?;
         rx.await.map_err(|_| RoomError::gone())?
     }
 
@@ -170,14 +158,20 @@ impl RoomHandle {
 
     pub async fn info(&self) -> Result<RoomInfo, RoomError> {
         let (reply, rx) = oneshot::channel();
-        self.send(Cmd::Info(reply)).await?;
+        self.tx
+            .send(Cmd::Info(reply))
+            .await
+            .map_err(|_| RoomError::gone())?;
         rx.await.map_err(|_| RoomError::gone())
     }
 
     /// The log of the current (or just finished) game; `None` before the first game.
     pub async fn game_log(&self) -> Result<Option<crate::replay::GameLog>, RoomError> {
         let (reply, rx) = oneshot::channel();
-        self.send(Cmd::GameLog(reply)).await?;
+        self.tx
+            .send(Cmd::GameLog(reply))
+            .await
+            .map_err(|_| RoomError::gone())?;
         rx.await.map_err(|_| RoomError::gone())
     }
 
@@ -242,7 +236,7 @@ impl RoomHandle {
         &self,
         token: Option<String>,
         last_v: Option<u64>,
-        outbox: OutboxSender,
+        outbox: mpsc::Sender<Arc<str>>,
     ) -> Result<Connected, RoomError> {
         self.ask(|reply| Cmd::Connect {
             token,
@@ -256,11 +250,11 @@ impl RoomHandle {
     /// Ends the room's actor after the command at hand and closes its connections (cluster mode:
     /// this node lost its lease, so another node will serve the room). Nothing is written.
     pub async fn stop(&self) {
-        let _ = self.send(Cmd::Stop).await;
+        let _ = self.tx.send(Cmd::Stop).await;
     }
 
     pub async fn disconnect(&self, conn: u64) {
-        let _ = self.send(Cmd::Disconnect { conn }).await;
+        let _ = self.tx.send(Cmd::Disconnect { conn }).await;
     }
 
     /// Say something (free text or a phrase id) from the connection; refusals arrive as `error`
@@ -271,12 +265,18 @@ impl RoomHandle {
         text: Option<String>,
         phrase: Option<String>,
     ) -> Result<(), RoomError> {
-        self.send(Cmd::Chat { conn, text, phrase }).await
+        self.tx
+            .send(Cmd::Chat { conn, text, phrase })
+            .await
+            .map_err(|_| RoomError::gone())
     }
 
     /// Play an action (`Some`) or resign (`None`) for the connection's seat; the answer (`ack` or
     /// `error`) arrives through the connection's outbox.
     pub async fn act(&self, conn: u64, ack: u64, action: Option<Value>) -> Result<(), RoomError> {
-        self.send(Cmd::Act { conn, ack, action }).await
+        self.tx
+            .send(Cmd::Act { conn, ack, action })
+            .await
+            .map_err(|_| RoomError::gone())
     }
 }

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use protocol::{
@@ -15,7 +16,6 @@ use super::{Room, Sub};
 use crate::QUICK_RECONNECTS;
 use crate::dice::DiceStream;
 use crate::handle::{Connected, Reply, RoomError};
-use crate::outbox::OutboxSender;
 use crate::seats::SeatState;
 use secrets::hash_secret;
 
@@ -54,7 +54,7 @@ impl Room {
         &mut self,
         token: Option<String>,
         last_v: Option<u64>,
-        outbox: OutboxSender,
+        outbox: mpsc::Sender<Arc<str>>,
         reply: Reply<Connected>,
     ) {
         let seat = match &token {
