@@ -152,7 +152,7 @@ fn play_game(
     let mut log = Vec::new();
     while let Some(seat) = game.to_act() {
         let e = engines[seat.index()];
-        if let Some((m, king)) = adjudicate(&game) {
+        if let Some((m, king)) = adjudicate(&game, seat) {
             game.apply(Action::from(m))
                 .map_err(|err| anyhow::anyhow!("adjudicating {m}: {err}"))?;
             moves.push(m.to_string());
@@ -240,8 +240,7 @@ fn play_game(
 /// rules the game goes on until the king is taken (F.12); an engine that stops at a capturable king
 /// (4pchess judges the game won there and answers no `bestmove`) would otherwise lose on time a game its
 /// team has won. Taking the king ends the game at once, so the result is the rules' own.
-fn adjudicate(game: &Game) -> Option<(Move, Seat)> {
-    let seat = game.to_act()?;
+fn adjudicate(game: &Game, seat: Seat) -> Option<(Move, Seat)> {
     if game.mode() != Mode::Teams {
         return None;
     }
@@ -357,7 +356,7 @@ fn play_match(args: &MatchArgs) -> anyhow::Result<(Vec<String>, Vec<GameResult>)
                                 &played.game,
                                 played.engines,
                                 played.think,
-                                played.incidents.clone(),
+                                played.incidents,
                                 &ctx.names,
                             );
                             if args.verbose {

@@ -114,10 +114,9 @@ fn script_doing(dir: &std::path::Path, name: &str, go: &str) -> String {
     format!("cmd:sh {}", path.display())
 }
 
-/// One game with `red` at Red against random players, which Red's team is expected to lose by its
-/// forfeit: the match's arguments, the engines' names and that game's result.
-fn red_forfeits(red: &str) -> (MatchArgs, Vec<String>, GameResult) {
-    let a = args(
+/// One game with `red` at Red and random players at the other seats.
+fn red_and_randoms(red: &str) -> MatchArgs {
+    args(
         [
             red,
             "fourkings:random",
@@ -125,7 +124,13 @@ fn red_forfeits(red: &str) -> (MatchArgs, Vec<String>, GameResult) {
             "fourkings:random",
         ],
         1,
-    );
+    )
+}
+
+/// [`red_and_randoms`], which Red's team is expected to lose by its forfeit: the match's arguments,
+/// the engines' names and that game's result.
+fn red_forfeits(red: &str) -> (MatchArgs, Vec<String>, GameResult) {
+    let a = red_and_randoms(red);
     let (names, mut results) = play_match(&a).unwrap();
     let r = results.remove(0);
     assert_eq!(r.score, [0.0, 1.0, 0.0, 1.0], "Red's team loses");
@@ -197,15 +202,7 @@ fn a_king_capture_open_to_the_seat_to_move_is_adjudicated_not_forfeited() {
     )
     .unwrap();
     let mute = script(dir.path(), "mute.sh", "");
-    let mut a = args(
-        [
-            mute.as_str(),
-            "fourkings:random",
-            "fourkings:random",
-            "fourkings:random",
-        ],
-        1,
-    );
+    let mut a = red_and_randoms(&mute);
     a.book = Some(book);
     a.margin = 150;
     let (names, results) = play_match(&a).unwrap();
