@@ -9,6 +9,9 @@ class Relay extends Room {
   maxClients = 4;
 
   onCreate() {
+    // Opening 19,900 seats keeps the (single) event loop busy for minutes: Colyseus's default 15 s
+    // seat reservation then expires between the matchmaker's answer and the seat's WebSocket (1006).
+    this.setSeatReservationTime(600);
     this.onMessage("act", (client, message) => {
       this.broadcast("acted", { seat: client.sessionId, n: message.n });
     });
