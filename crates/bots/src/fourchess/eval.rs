@@ -6,7 +6,7 @@
 //! (what it can still lose, and what it captures with); the value is one's worth against the field.
 
 use rules::Seat;
-use rules::fourchess::{Game, Kind, Mode, Owner, Square};
+use rules::fourchess::{EndReason, Kind, Mode, Node, Owner, Position, Square};
 
 /// Large enough to dominate every material count, small enough for mate-distance arithmetic.
 pub const WIN: i32 = 1_000_000;
@@ -50,11 +50,10 @@ const SHIELD: i32 = 30;
 const QUEEN_NEAR_KING: [i32; 4] = [90, 70, 45, 20];
 
 /// King safety, a penalty in centipawns for `seat`'s king on `king`: the pawn shield in front of it
-/// (the three squares ahead, by the direction its pawns move), and enemy queens close to it. Without
-/// it the search pushed the pawns in front of its own king for their advance bonus, and the opponents'
+/// (the three squares ahead, by the direction its pawns move); enemy queens close to it are
+/// [`queen_near`], counted where the queens are found. Without king safety the search pushed the pawns in front of its own king for their advance bonus, and the opponents'
 /// queens came in (issue 22: 78 of 93 Teams games lost by mate in the opening).
-fn king_danger(game: &Game, seat: Seat, king: Square, enemy_queens: &[Square]) -> i32 {
-    let pos = game.position();
+fn king_shield(pos: &Position, seat: Seat, king: Square) -> i32 {
     let (f, r) = (king.file() as i32, king.rank() as i32);
     let own_pawn = |(file, rank): (i32, i32)| {
         u8::try_from(file)
@@ -79,13 +78,19 @@ fn king_danger(game: &Game, seat: Seat, king: Square, enemy_queens: &[Square]) -
             SHIELD
         };
     }
-    for q in enemy_queens {
-        let d = (q.file() as i32 - f).abs().max((q.rank() as i32 - r).abs());
-        if (1..=4).contains(&d) {
-            danger += QUEEN_NEAR_KING[d as usize - 1];
-        }
-    }
     danger
+}
+
+/// The danger an enemy queen on `queen` brings to a king on `king`.
+fn queen_near(queen: Square, king: Square) -> i32 {
+    let d = (queen.file() as i32 - king.file() as i32)
+        .abs()
+        .max((queen.rank() as i32 - king.rank() as i32).abs());
+    if (1..=4).contains(&d) {
+        QUEEN_NEAR_KING[d as usize - 1]
+    } else {
+        0
+    }
 }
 
 /// Closeness to the centre, 0 (corner area) .. 12 (centre).
@@ -95,78 +100,70 @@ fn centrality(sq: Square) -> i32 {
     (26 - df - dr) / 2
 }
 
-/// Placement and material of every seat's live pieces, in centipawns.
-fn seat_material(game: &Game) -> [i32; 4] {
-    let pos = game.position();
-    let ffa = pos.mode() == Mode::Ffa;
+/// Placement and material of every seat's live pieces, in centipawns, less each live king's danger
+/// (its pawn shield and the enemy queens near it).
+fn seat_material(node: &Node) -> [i32; 4] {
+    let pos = node.position();
+    let mode = pos.mode();
     // Pawns promote on rank 11 in Teams (10 steps), at the middle in FFA (6 steps).
-    let promotion_steps = if ffa { 6 } else { 9 };
+    let promotion_steps = if mode == Mode::Ffa { 6 } else { 9 };
+    // The kings whose safety counts: live seats' (an eliminated seat's king is grey).
+    let kings = Seat::ALL.map(|s| pos.king(s).filter(|_| !node.is_out(s)));
     let mut sum = [0i32; 4];
-    let mut kings = [None; 4];
-    let mut queens: [Vec<Square>; 4] = Default::default();
-    for sq in Square::all() {
-        let Some(piece) = pos.piece_at(sq) else {
-            continue;
-        };
+    for (sq, piece) in pos.pieces() {
         let Owner::Seat(seat) = piece.owner else {
             continue;
         };
-        match piece.kind {
-            Kind::King => kings[seat.index()] = Some(sq),
-            Kind::Queen | Kind::OnePointQueen => queens[seat.index()].push(sq),
-            _ => {}
-        }
-        let mut v = if piece.kind == Kind::King {
-            0
-        } else {
-            piece_value(piece.kind)
-        };
-        match piece.kind {
+        let v = match piece.kind {
             Kind::Pawn => {
                 let steps = pawn_steps(seat, sq).clamp(0, promotion_steps);
-                v += steps * steps * 4;
+                piece_value(Kind::Pawn) + steps * steps * 4
             }
-            Kind::Knight | Kind::Bishop => v += 4 * centrality(sq),
-            Kind::Queen | Kind::OnePointQueen | Kind::Rook => v += centrality(sq),
-            Kind::King => v -= 3 * centrality(sq),
-        }
+            Kind::Knight | Kind::Bishop => piece_value(piece.kind) + 4 * centrality(sq),
+            Kind::Queen | Kind::OnePointQueen => {
+                if !node.is_out(seat) {
+                    // An enemy queen near a live king (Teams: the other team's kings).
+                    for (i, &king) in kings.iter().enumerate() {
+                        let other = Seat::from_index(i);
+                        let enemy =
+                            other != seat && !(mode == Mode::Teams && other == seat.opposite());
+                        if let Some(king) = king.filter(|_| enemy) {
+                            sum[i] -= queen_near(sq, king);
+                        }
+                    }
+                }
+                piece_value(piece.kind) + centrality(sq)
+            }
+            Kind::Rook => piece_value(Kind::Rook) + centrality(sq),
+            Kind::King => -3 * centrality(sq),
+        };
         sum[seat.index()] += v;
     }
     for seat in Seat::ALL {
-        let Some(king) = kings[seat.index()] else {
-            continue;
-        };
-        if game.is_out(seat) {
-            continue;
+        if let Some(king) = kings[seat.index()] {
+            sum[seat.index()] -= king_shield(pos, seat, king);
         }
-        let enemies: Vec<Square> = Seat::ALL
-            .into_iter()
-            .filter(|&s| s != seat && !(pos.mode() == Mode::Teams && s == seat.opposite()))
-            .filter(|&s| !game.is_out(s))
-            .flat_map(|s| queens[s.index()].iter().copied())
-            .collect();
-        sum[seat.index()] -= king_danger(game, seat, king, &enemies);
     }
     sum
 }
 
-/// The value of `game` for `me`: higher is better. Terminal positions score ±[`WIN`] (Teams) or by the
-/// final standings (FFA).
-pub(crate) fn evaluate(game: &Game, me: Seat) -> i32 {
-    if let Some(outcome) = game.outcome() {
-        return terminal(game, outcome, me);
+/// The value of `node` for `me`: higher is better. Terminal positions score ±[`WIN`] (Teams) or by
+/// the final standings (FFA).
+pub(crate) fn evaluate(node: &Node, me: Seat) -> i32 {
+    if let Some(end) = node.end() {
+        return terminal(node, end, me);
     }
-    let material = seat_material(game);
-    match game.mode() {
+    let material = seat_material(node);
+    match node.mode() {
         Mode::Teams => {
             let mine = material[me.index()] + material[me.opposite().index()];
             let theirs = material[me.next().index()] + material[me.next().opposite().index()];
             mine - theirs
         }
         Mode::Ffa => {
-            let points = game.points();
+            let points = node.points();
             let worth = Seat::ALL.map(|s| {
-                if game.is_out(s) {
+                if node.is_out(s) {
                     100 * points[s.index()] as i32
                 } else {
                     100 * points[s.index()] as i32 + material[s.index()] / 2
@@ -185,24 +182,51 @@ fn against_field(worth: [i32; 4], me: Seat) -> i32 {
     worth[me.index()] - best / 2 - mean / 2
 }
 
-fn terminal(game: &Game, outcome: &rules::fourchess::Outcome, me: Seat) -> i32 {
-    match game.mode() {
-        Mode::Teams => {
-            let winners = outcome.winners();
-            if winners.is_empty() {
-                0
-            } else if winners.contains(&me) {
-                WIN
-            } else {
-                -WIN
+fn terminal(node: &Node, end: EndReason, me: Seat) -> i32 {
+    match node.mode() {
+        Mode::Teams => match end {
+            EndReason::KingCaptured { king_of: loser, .. }
+            | EndReason::Checkmate { seat: loser }
+            | EndReason::Resignation { seat: loser } => {
+                if loser == me || loser == me.opposite() {
+                    -WIN
+                } else {
+                    WIN
+                }
             }
-        }
+            _ => 0,
+        },
+        Mode::Ffa => ffa_final(node.points(), me),
+    }
+}
+
+/// An FFA game over with these points: first place (shared places split the bonus) and the points
+/// against the field.
+pub(crate) fn ffa_final(points: [u32; 4], me: Seat) -> i32 {
+    let worth = points.map(|p| 100 * p as i32);
+    let top = points.into_iter().max().unwrap_or(0);
+    let firsts = points.iter().filter(|&&p| p == top).count() as i32;
+    let bonus = if points[me.index()] == top {
+        WIN / 2 / firsts
+    } else {
+        -WIN / 4
+    };
+    bonus + against_field(worth, me)
+}
+
+/// The value for `me` of a draw by repetition here (F.23, F.25): Teams 0; FFA the game ends with 10
+/// more points to every remaining player.
+pub(crate) fn repetition_draw(node: &Node, me: Seat) -> i32 {
+    match node.mode() {
+        Mode::Teams => 0,
         Mode::Ffa => {
-            let worth = outcome.standings.map(|s| 100 * s.points as i32);
-            let firsts = outcome.standings.iter().filter(|s| s.place == 1).count() as i32;
-            let first = outcome.standings[me.index()].place == 1;
-            let bonus = if first { WIN / 2 / firsts } else { -WIN / 4 };
-            bonus + against_field(worth, me)
+            let mut points = node.points();
+            for s in Seat::ALL {
+                if !node.is_out(s) {
+                    points[s.index()] += 10;
+                }
+            }
+            ffa_final(points, me)
         }
     }
 }
@@ -210,15 +234,15 @@ fn terminal(game: &Game, outcome: &rules::fourchess::Outcome, me: Seat) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rules::fourchess::{Action, MoveText, Options, Setup};
+    use rules::fourchess::{Action, Game, MoveText, Options, Setup};
 
-    fn after(moves: &[&str]) -> Game {
+    fn after(moves: &[&str]) -> Node {
         let mut game = Game::new(Options::default(), Seat::Red).unwrap();
         for m in moves {
             let m: MoveText = m.parse().unwrap();
             game.apply(Action::from(m)).unwrap();
         }
-        game
+        Node::new(&game)
     }
 
     /// Issue 22: a double push in front of one's own king (h2-h4, king on h1) is worth less than the
@@ -242,7 +266,7 @@ mod tests {
                 (queen, "gQ"),
             ];
             let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
-            Game::from_setup(Options::default(), setup).unwrap()
+            Node::new(&Game::from_setup(Options::default(), setup).unwrap())
         };
         let near = evaluate(&game("h3"), Seat::Red);
         let far = evaluate(&game("h8"), Seat::Red);
@@ -256,9 +280,9 @@ mod tests {
                 mode,
                 ..Options::default()
             };
-            let game = Game::new(options, Seat::Red).unwrap();
+            let node = Node::new(&Game::new(options, Seat::Red).unwrap());
             for seat in Seat::ALL {
-                assert_eq!(evaluate(&game, seat), 0, "{mode:?} {seat:?}");
+                assert_eq!(evaluate(&node, seat), 0, "{mode:?} {seat:?}");
             }
         }
     }

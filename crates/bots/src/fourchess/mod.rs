@@ -1,6 +1,6 @@
-//! The four-player chess player: alpha-beta ([`search`]) over a lean copy of the game, with a material
-//! and placement evaluation ([`eval`]). Teams plays as a team (the partner's king is as precious as its
-//! own); FFA plays for points against the field.
+//! The four-player chess player: alpha-beta ([`search`]) over the rules crate's search node
+//! ([`rules::fourchess::Node`]), with a material and placement evaluation ([`eval`]). Teams plays as a
+//! team (the partner's king is as precious as its own); FFA plays for points against the field.
 
 mod eval;
 mod search;
@@ -13,7 +13,7 @@ use crate::rng::Rng;
 use crate::{BotError, Choice};
 use eval::piece_value;
 use rules::Seat;
-use rules::fourchess::{Action, Game, Kind, Move, Options};
+use rules::fourchess::{Action, Game, Kind, Move, Node};
 use search::{Depths, Searcher};
 
 fn depths(level: Level) -> Depths {
@@ -21,14 +21,17 @@ fn depths(level: Level) -> Depths {
         Level::Easy => Depths {
             max_depth: 1,
             quiescence: 2,
+            table_bits: 12,
         },
         Level::Medium => Depths {
             max_depth: 3,
             quiescence: 4,
+            table_bits: 16,
         },
         _ => Depths {
             max_depth: 12,
             quiescence: 6,
+            table_bits: 18,
         },
     }
 }
@@ -62,10 +65,11 @@ impl FourChessBot {
         self.level
     }
 
-    /// The level's time cap and a node budget that normally fits inside it (the search makes about
-    /// 70 000 positions per second through the rules crate's public `Game`).
+    /// The level's time cap and a node budget that normally fits inside it: 130 000 positions per
+    /// second, the 70 000 this constant said for the search through `Game` times the 1.86 measured for
+    /// the search through `Node` on the same searches (CPU time, session 10, docs/bots.md).
     pub fn default_budget(level: Level) -> Budget {
-        budget(level, 70_000)
+        budget(level, 130_000)
     }
 
     /// One move for `seat`, which must be the seat to act. Deterministic given the game, seed and node
@@ -94,18 +98,18 @@ impl FourChessBot {
             moves.swap(i, rng.below(i + 1));
         }
         let mut meter = Meter::new(budget, clock);
+        let node = Node::new(game);
         let (m, depth, score, pv) = match self.level {
             Level::Random => (moves[0], 0, None, Vec::new()),
-            Level::Greedy => (greedy(game, &moves, &mut meter), 0, None, Vec::new()),
+            Level::Greedy => (greedy(&node, &moves, &mut meter), 0, None, Vec::new()),
             level => {
-                let lean = lean_copy(game);
                 let mut depths = depths(level);
                 if let Some(cap) = self.max_depth {
                     depths.max_depth = depths.max_depth.min(cap as i32);
                 }
-                let mut searcher = Searcher::new(&lean, seat, &mut meter, depths);
-                let (m, depth, score) = searcher.root(&lean, moves);
-                let pv = searcher.principal_variation(&lean, m, depth.max(1) as usize);
+                let mut searcher = Searcher::new(&node, seat, &mut meter, depths);
+                let (m, depth, score) = searcher.root(&node, moves);
+                let pv = searcher.principal_variation(&node, m, depth.max(1) as usize);
                 (m, depth, Some(score), pv)
             }
         };
@@ -120,44 +124,29 @@ impl FourChessBot {
     }
 }
 
-/// The same position without the history a search does not need (the record of actions, the
-/// repetition table): cheaper to clone at every node. The move limit keeps the plies that are left.
-fn lean_copy(game: &Game) -> Game {
-    let mut options: Options = game.options().clone();
-    if let Some(limit) = options.move_limit {
-        let played = game.actions().len() as u32;
-        options.move_limit = Some(limit.saturating_sub(played).max(1));
-    }
-    Game::from_fen4(options, &game.fen4()).unwrap_or_else(|_| game.clone())
-}
-
 /// Immediate result first (a win now), then points, then the value of what it captures; the moves
 /// come shuffled, so the first best is a random one among equals.
-fn greedy(game: &Game, moves: &[Move], meter: &mut Meter) -> Move {
+fn greedy(node: &Node, moves: &[Move], meter: &mut Meter) -> Move {
+    let mover = node.to_move().unwrap_or(Seat::Red);
     let mut best = moves[0];
     let mut best_key = (false, 0u32, 0i32);
     for &m in moves {
         meter.nodes += 1;
-        let mut child = game.clone();
-        let Ok(applied) = child.apply(Action::from(m)) else {
-            continue;
-        };
-        let won = applied
-            .game_over
-            .as_ref()
-            .is_some_and(|o| o.winners().contains(&game.to_act().unwrap_or(Seat::Red)));
-        let report = applied.report.as_ref();
-        let points = report.map_or(0, |r| r.points);
-        let captured = report.map_or(0, |r| {
-            r.captures
-                .iter()
-                .map(|c| match c.piece.kind {
-                    Kind::King => 10_000,
-                    kind => piece_value(kind),
-                })
-                .sum()
-        });
-        let key = (won, points, captured);
+        let mut child = node.clone();
+        let played = child.play(m);
+        let won = child
+            .outcome()
+            .is_some_and(|o| o.winners().contains(&mover));
+        let captured: i32 = played
+            .captures
+            .iter()
+            .flatten()
+            .map(|c| match c.piece.kind {
+                Kind::King => 10_000,
+                kind => piece_value(kind),
+            })
+            .sum();
+        let key = (won, played.points, captured);
         if key > best_key {
             best_key = key;
             best = m;

@@ -1,18 +1,25 @@
 //! Alpha-beta with iterative deepening, a transposition table, killer and history move ordering, and a
-//! quiescence search over captures and promotions.
+//! quiescence search over captures and promotions, on the rules crate's [`Node`]: a position is copied
+//! and a move played on the copy, and nothing allocates per node (move lists are reused per ply).
 //!
 //! One point of view for the whole tree (the root seat's): a node maximises when its mover is on the
 //! root's side — the root seat and its partner in Teams (which is then an exact two-sided game, the
 //! teams moving alternately), the root seat alone in FFA (the *paranoid* assumption: the three others
 //! play against it).
+//!
+//! Repetition (F.23) and the fifty-move rule (F.24): the node plays the fifty-move rule and the move
+//! limit itself; repetition needs history, so the searcher keeps the keys of the positions on the line
+//! it is searching and scores a position that already occurred on that line as the draw F.23 would
+//! give, as chess engines do. That approximates the rule in two ways: the second occurrence counts
+//! (the rule waits for the third: a line that repeats once can repeat again, so its value is the
+//! draw's), and only the line from the root is looked at, not the game's positions before the root.
 
-use super::eval::{WIN, evaluate, piece_value};
+use super::eval::{WIN, evaluate, piece_value, repetition_draw};
 use crate::budget::Meter;
 use rules::Seat;
-use rules::fourchess::{Action, Game, Kind, Mode, Move, Owner, Square, in_check};
+use rules::fourchess::{Kind, Mode, Move, Node, Owner, Square};
 
 const MAX_PLY: usize = 64;
-const TT_BITS: u32 = 16;
 /// Plies past the end of the quiescence budget that a side in check still gets to answer.
 const CHECK_EVASION_PLIES: i32 = 2;
 
@@ -36,36 +43,41 @@ struct Entry {
 /// between moves, so thousands of idle bots cost nothing).
 struct Table {
     entries: Vec<Option<Entry>>,
+    bits: u32,
 }
 
 impl Table {
-    fn new() -> Table {
+    fn new(bits: u32) -> Table {
         Table {
-            entries: vec![None; 1 << TT_BITS],
+            entries: vec![None; 1 << bits],
+            bits,
         }
     }
 
-    fn slot(key: u64) -> usize {
-        (key >> (64 - TT_BITS)) as usize
+    fn slot(&self, key: u64) -> usize {
+        (key >> (64 - self.bits)) as usize
     }
 
     fn get(&self, key: u64) -> Option<Entry> {
-        self.entries[Self::slot(key)].filter(|e| e.key == key)
+        self.entries[self.slot(key)].filter(|e| e.key == key)
     }
 
     fn put(&mut self, entry: Entry) {
-        let slot = &mut self.entries[Self::slot(entry.key)];
+        let slot = self.slot(entry.key);
+        let slot = &mut self.entries[slot];
         if slot.is_none_or(|old| old.key != entry.key || old.depth <= entry.depth) {
             *slot = Some(entry);
         }
     }
 }
 
-/// How deep a level looks.
+/// How deep a level looks, and how large its transposition table is.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Depths {
     pub max_depth: i32,
     pub quiescence: i32,
+    /// log2 of the table's entries (24 bytes each).
+    pub table_bits: u32,
 }
 
 pub(crate) struct Searcher<'m, 'c> {
@@ -76,6 +88,12 @@ pub(crate) struct Searcher<'m, 'c> {
     killers: [[Option<Move>; 2]; MAX_PLY],
     history: Vec<i32>,
     depths: Depths,
+    /// The keys of the positions on the line being searched, by ply (the root at 0).
+    path: [u64; MAX_PLY + 1],
+    /// Per ply, the moves with their ordering scores (reused from node to node).
+    lists: Vec<Vec<(i32, Move)>>,
+    /// Where the legal moves are generated before they are scored.
+    generated: Vec<Move>,
 }
 
 fn square_index(sq: Square) -> usize {
@@ -83,10 +101,10 @@ fn square_index(sq: Square) -> usize {
 }
 
 /// Zobrist key of the placement, with the points mixed in (FFA values depend on them).
-fn key(game: &Game) -> u64 {
-    let mut k = game.position().key();
-    if game.mode() == Mode::Ffa {
-        for (i, p) in game.points().into_iter().enumerate() {
+fn key(node: &Node) -> u64 {
+    let mut k = node.key();
+    if node.mode() == Mode::Ffa {
+        for (i, p) in node.points().into_iter().enumerate() {
             k ^= (u64::from(p) + 1)
                 .wrapping_mul(0x9E37_79B9_7F4A_7C15_u64.rotate_left(i as u32 * 13));
         }
@@ -95,15 +113,20 @@ fn key(game: &Game) -> u64 {
 }
 
 impl<'m, 'c> Searcher<'m, 'c> {
-    pub(crate) fn new(game: &Game, me: Seat, meter: &'m mut Meter<'c>, depths: Depths) -> Self {
+    pub(crate) fn new(root: &Node, me: Seat, meter: &'m mut Meter<'c>, depths: Depths) -> Self {
+        let mut path = [0; MAX_PLY + 1];
+        path[0] = root.key();
         Searcher {
             me,
-            mode: game.mode(),
+            mode: root.mode(),
             meter,
-            table: Table::new(),
+            table: Table::new(depths.table_bits),
             killers: [[None; 2]; MAX_PLY],
             history: vec![0; 196 * 196],
             depths,
+            path,
+            lists: (0..MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
+            generated: Vec::with_capacity(128),
         }
     }
 
@@ -114,10 +137,10 @@ impl<'m, 'c> Searcher<'m, 'c> {
     /// Iterative deepening from the root. `root_moves` come in the caller's (seeded) order; returns the
     /// best move of the deepest iteration that searched at least its first move, that depth, and the
     /// move's value (for the root's side).
-    pub(crate) fn root(&mut self, game: &Game, mut root_moves: Vec<Move>) -> (Move, u32, i32) {
+    pub(crate) fn root(&mut self, root: &Node, mut root_moves: Vec<Move>) -> (Move, u32, i32) {
         let mut best = root_moves[0];
         let mut reached = 0;
-        let mut score = evaluate(game, self.me);
+        let mut score = evaluate(root, self.me);
         for depth in 1..=self.depths.max_depth {
             if let Some(pos) = root_moves.iter().position(|&m| m == best) {
                 let m = root_moves.remove(pos);
@@ -125,18 +148,20 @@ impl<'m, 'c> Searcher<'m, 'c> {
             }
             if depth > 1 {
                 // Stable: the previous best stays first, the rest by the usual ordering.
-                let first = root_moves[0];
-                let mut rest = root_moves.split_off(1);
-                self.order(game, &mut rest, None, 0);
-                root_moves.truncate(0);
-                root_moves.push(first);
-                root_moves.extend(rest);
+                let mut rest: Vec<(i32, Move)> = root_moves[1..]
+                    .iter()
+                    .map(|&m| (self.score(root, m, None, 0), m))
+                    .collect();
+                rest.sort_by_key(|k| std::cmp::Reverse(k.0));
+                for (slot, (_, m)) in root_moves[1..].iter_mut().zip(rest) {
+                    *slot = m;
+                }
             }
             let mut alpha = -WIN - 1;
             let mut iteration_best = None;
             for &m in &root_moves {
-                let Some(child) = self.play(game, m) else {
-                    continue;
+                let Some(child) = self.play(root, m, 0) else {
+                    break;
                 };
                 let Some(v) = self.search(&child, depth - 1, 1, alpha, WIN + 1) else {
                     break;
@@ -160,18 +185,22 @@ impl<'m, 'c> Searcher<'m, 'c> {
 
     /// `first` and the best replies the transposition table remembers after it (at most `max` moves,
     /// each checked against the legal moves).
-    pub(crate) fn principal_variation(&self, game: &Game, first: Move, max: usize) -> Vec<Move> {
+    pub(crate) fn principal_variation(&self, root: &Node, first: Move, max: usize) -> Vec<Move> {
         let mut line = vec![first];
-        let mut game = game.clone();
+        let mut node = root.clone();
+        let mut moves = Vec::new();
         let mut m = first;
-        while line.len() <= max {
-            if game.apply(Action::from(m)).is_err() || game.outcome().is_some() {
+        while line.len() < max {
+            node.play(m);
+            if node.end().is_some() {
                 break;
             }
-            let Some(next) = self.table.get(key(&game)).and_then(|e| e.best) else {
+            let Some(next) = self.table.get(key(&node)).and_then(|e| e.best) else {
                 break;
             };
-            if line.len() == max || !game.legal_moves().contains(&next) {
+            moves.clear();
+            node.legal_moves(&mut moves);
+            if !moves.contains(&next) {
                 break;
             }
             line.push(next);
@@ -180,19 +209,27 @@ impl<'m, 'c> Searcher<'m, 'c> {
         line
     }
 
-    /// The child after `m`, or `None` when out of budget (or if the rules refuse `m`, which they never
-    /// do for a generated move).
-    fn play(&mut self, game: &Game, m: Move) -> Option<Game> {
+    /// The child after `m` (a legal move of `node`, at `ply`), or `None` when out of budget.
+    fn play(&mut self, node: &Node, m: Move, ply: usize) -> Option<Node> {
         if self.meter.tick() {
             return None;
         }
-        let mut child = game.clone();
-        child.apply(Action::from(m)).ok()?;
+        let mut child = node.clone();
+        child.play(m);
+        self.path[ply + 1] = child.key();
         Some(child)
     }
 
-    fn terminal(&self, game: &Game, ply: usize) -> i32 {
-        let v = evaluate(game, self.me);
+    /// Whether the position at `ply` already occurred on the line from the root (F.23, see the
+    /// module's comment). Only positions since the last capture or pawn move can recur.
+    fn repeated(&self, node: &Node, ply: usize) -> bool {
+        let back = (node.ply_clock() as usize).min(ply);
+        let key = self.path[ply];
+        self.path[ply - back..ply].contains(&key)
+    }
+
+    fn terminal(&self, node: &Node, ply: usize) -> i32 {
+        let v = evaluate(node, self.me);
         // Prefer quicker wins and slower losses.
         if v >= WIN / 2 {
             v - ply as i32
@@ -205,23 +242,23 @@ impl<'m, 'c> Searcher<'m, 'c> {
 
     fn search(
         &mut self,
-        game: &Game,
+        node: &Node,
         depth: i32,
         ply: usize,
         mut alpha: i32,
         mut beta: i32,
     ) -> Option<i32> {
-        if game.outcome().is_some() {
-            return Some(self.terminal(game, ply));
+        let Some(mover) = node.to_move() else {
+            return Some(self.terminal(node, ply));
+        };
+        if self.repeated(node, ply) {
+            return Some(repetition_draw(node, self.me));
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
-            return self.quiesce(game, ply, alpha, beta, self.depths.quiescence);
+            return self.quiesce(node, ply, alpha, beta, self.depths.quiescence);
         }
-        let Some(mover) = game.to_act() else {
-            return Some(self.terminal(game, ply));
-        };
         let maximising = self.ours(mover);
-        let key = key(game);
+        let key = key(node);
         let mut hint = None;
         if let Some(e) = self.table.get(key) {
             hint = e.best;
@@ -235,12 +272,12 @@ impl<'m, 'c> Searcher<'m, 'c> {
             }
         }
         let (alpha0, beta0) = (alpha, beta);
-        let mut moves = game.legal_moves();
-        self.order(game, &mut moves, hint, ply);
+        let count = self.generate(node, ply, hint, false, ply);
         let mut best_value = if maximising { -WIN - 1 } else { WIN + 1 };
         let mut best_move = None;
-        for m in moves {
-            let child = self.play(game, m)?;
+        for i in 0..count {
+            let m = self.next_move(ply, i);
+            let child = self.play(node, m, ply)?;
             let v = self.search(&child, depth - 1, ply + 1, alpha, beta)?;
             let improves = if maximising {
                 v > best_value
@@ -257,7 +294,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
                 beta = beta.min(v);
             }
             if alpha >= beta {
-                if game.position().piece_at(m.to()).is_none() {
+                if node.position().piece_at(m.to()).is_none() {
                     self.remember_cutoff(m, depth, ply);
                 }
                 break;
@@ -285,21 +322,17 @@ impl<'m, 'c> Searcher<'m, 'c> {
     /// win a piece or mate, and the checked side's answer is forced).
     fn quiesce(
         &mut self,
-        game: &Game,
+        node: &Node,
         ply: usize,
         mut alpha: i32,
         mut beta: i32,
         left: i32,
     ) -> Option<i32> {
-        if game.outcome().is_some() {
-            return Some(self.terminal(game, ply));
-        }
-        let stand = evaluate(game, self.me);
-        let Some(mover) = game.to_act() else {
-            return Some(stand);
+        let Some(mover) = node.to_move() else {
+            return Some(self.terminal(node, ply));
         };
-        let pos = game.position();
-        let checked = in_check(pos, mover);
+        let stand = evaluate(node, self.me);
+        let checked = node.in_check(mover);
         if (left <= 0 && !checked) || left <= -CHECK_EVASION_PLIES || ply >= MAX_PLY - 1 {
             return Some(stand);
         }
@@ -322,19 +355,11 @@ impl<'m, 'c> Searcher<'m, 'c> {
                 beta = beta.min(stand);
             }
         }
-        let mut moves: Vec<Move> = game
-            .legal_moves()
-            .into_iter()
-            .filter(|m| {
-                checked
-                    || m.promotion().is_some()
-                    || m.is_en_passant()
-                    || pos.piece_at(m.to()).is_some()
-            })
-            .collect();
-        self.order(game, &mut moves, None, MAX_PLY - 1);
-        for m in moves {
-            let child = self.play(game, m)?;
+        // No killers in quiescence (their slot is past the deepest ply).
+        let count = self.generate(node, ply, None, !checked, MAX_PLY - 1);
+        for i in 0..count {
+            let m = self.next_move(ply, i);
+            let child = self.play(node, m, ply)?;
             let v = self.quiesce(&child, ply + 1, alpha, beta, left - 1)?;
             if maximising {
                 best = best.max(v);
@@ -361,49 +386,91 @@ impl<'m, 'c> Searcher<'m, 'c> {
         *h = (*h + depth * depth).min(500_000);
     }
 
-    /// Best first: the table's move, king captures, captures (most valuable victim, least valuable
-    /// attacker), promotions, killers, then by history. Stable, so equal moves keep the caller's order.
-    fn order(&self, game: &Game, moves: &mut [Move], hint: Option<Move>, ply: usize) {
-        let pos = game.position();
-        let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
-        let score = |m: &Move| -> i32 {
-            if Some(*m) == hint {
-                return 1 << 30;
+    /// Fills the list of `ply` with the legal moves of `node` (only captures, en passant and
+    /// promotions when `tactical`) and their ordering scores (with the killers of `killer_ply`);
+    /// returns how many.
+    fn generate(
+        &mut self,
+        node: &Node,
+        ply: usize,
+        hint: Option<Move>,
+        tactical: bool,
+        killer_ply: usize,
+    ) -> usize {
+        let mut generated = std::mem::take(&mut self.generated);
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        generated.clear();
+        node.legal_moves(&mut generated);
+        list.clear();
+        let pos = node.position();
+        for &m in &generated {
+            if tactical
+                && m.promotion().is_none()
+                && !m.is_en_passant()
+                && pos.piece_at(m.to()).is_none()
+            {
+                continue;
             }
-            let attacker = pos.piece_at(m.from()).map_or(0, |p| piece_value(p.kind));
-            let mut s = 0;
-            if let Some(victim) = pos.piece_at(m.to()) {
-                let value = match victim.owner {
-                    Owner::Grey => piece_value(victim.kind) / 4,
-                    Owner::Seat(_) => piece_value(victim.kind),
-                };
-                s = if victim.kind == Kind::King && victim.owner != Owner::Grey {
-                    1 << 29
-                } else {
-                    1_000_000 + 10 * value - attacker / 10
-                };
-            } else if m.is_en_passant() {
-                s = 1_000_000 + 1000 - attacker / 10;
-            }
-            if let Some(kind) = m.promotion() {
-                s += 900_000 + piece_value(kind);
-            }
-            if s == 0 {
-                s = if killers[0] == Some(*m) {
-                    800_000
-                } else if killers[1] == Some(*m) {
-                    799_000
-                } else {
-                    self.history[square_index(m.from()) * 196 + square_index(m.to())]
-                };
-            }
-            s
-        };
-        let mut keyed: Vec<(i32, Move)> = moves.iter().map(|m| (score(m), *m)).collect();
-        keyed.sort_by_key(|k| std::cmp::Reverse(k.0));
-        for (slot, (_, m)) in moves.iter_mut().zip(keyed) {
-            *slot = m;
+            list.push((self.score(node, m, hint, killer_ply), m));
         }
+        let count = list.len();
+        self.lists[ply] = list;
+        self.generated = generated;
+        count
+    }
+
+    /// The `i`-th best move of the list of `ply`, picked when needed (most nodes are cut off after a
+    /// move or two, so sorting whole lists would be wasted): the first of the highest scores among the
+    /// moves not yet tried, moved to place `i` with the others keeping their order, so equal moves come
+    /// in generation order (which the root's seeded shuffle decides).
+    fn next_move(&mut self, ply: usize, i: usize) -> Move {
+        let list = &mut self.lists[ply];
+        let mut best = i;
+        for (j, entry) in list.iter().enumerate().skip(i + 1) {
+            if entry.0 > list[best].0 {
+                best = j;
+            }
+        }
+        list[i..=best].rotate_right(1);
+        list[i].1
+    }
+
+    /// Best first: the table's move, king captures, captures (most valuable victim, least valuable
+    /// attacker), promotions, killers, then by history.
+    fn score(&self, node: &Node, m: Move, hint: Option<Move>, ply: usize) -> i32 {
+        if Some(m) == hint {
+            return 1 << 30;
+        }
+        let pos = node.position();
+        let attacker = pos.piece_at(m.from()).map_or(0, |p| piece_value(p.kind));
+        let mut s = 0;
+        if let Some(victim) = pos.piece_at(m.to()) {
+            let value = match victim.owner {
+                Owner::Grey => piece_value(victim.kind) / 4,
+                Owner::Seat(_) => piece_value(victim.kind),
+            };
+            s = if victim.kind == Kind::King && victim.owner != Owner::Grey {
+                1 << 29
+            } else {
+                1_000_000 + 10 * value - attacker / 10
+            };
+        } else if m.is_en_passant() {
+            s = 1_000_000 + 1000 - attacker / 10;
+        }
+        if let Some(kind) = m.promotion() {
+            s += 900_000 + piece_value(kind);
+        }
+        if s == 0 {
+            let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
+            s = if killers[0] == Some(m) {
+                800_000
+            } else if killers[1] == Some(m) {
+                799_000
+            } else {
+                self.history[square_index(m.from()) * 196 + square_index(m.to())]
+            };
+        }
+        s
     }
 }
 
@@ -412,7 +479,7 @@ mod tests {
     use super::*;
     use crate::NoClock;
     use crate::budget::Budget;
-    use rules::fourchess::{Options, Setup};
+    use rules::fourchess::{Game, Options, Setup};
 
     /// Issue 22, cause 2: a side in check at the quiescence frontier stood pat as if it had a free
     /// move. Here Red is in check from Blue's knight on f2, which also attacks Red's queen on d1; Red's
@@ -428,16 +495,17 @@ mod tests {
             ("n8", "gK"),
         ];
         let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
-        let game = Game::from_setup(Options::default(), setup).unwrap();
-        assert!(in_check(game.position(), Seat::Red));
-        let stand = evaluate(&game, Seat::Red);
+        let node = Node::new(&Game::from_setup(Options::default(), setup).unwrap());
+        assert!(node.in_check(Seat::Red));
+        let stand = evaluate(&node, Seat::Red);
         let mut meter = Meter::new(Budget::nodes(100_000), &NoClock);
         let depths = Depths {
             max_depth: 1,
             quiescence: 4,
+            table_bits: 10,
         };
-        let mut searcher = Searcher::new(&game, Seat::Red, &mut meter, depths);
-        let v = searcher.quiesce(&game, 0, -WIN - 1, WIN + 1, 4).unwrap();
+        let mut searcher = Searcher::new(&node, Seat::Red, &mut meter, depths);
+        let v = searcher.quiesce(&node, 0, -WIN - 1, WIN + 1, 4).unwrap();
         assert!(
             v < stand - 500,
             "quiescence {v}, static {stand}: the fork is missed"

@@ -135,15 +135,20 @@ pub(crate) fn is_attacked(
     false
 }
 
-/// The pieces of `owners` attacking `sq`, as `(square, piece code)` (FFA check bonuses need to know
-/// whether every checker is a queen).
-pub(crate) fn attackers(board: &[u8; 256], sq: u8, owners: u32) -> Vec<(u8, u8)> {
-    let mut found = Vec::new();
+/// Calls `found(square, piece code)` for each piece of `owners` attacking `sq` (FFA check bonuses need
+/// to know whether every checker is a queen); a callback, not a list, so that a move's rules allocate
+/// nothing.
+pub(crate) fn for_each_attacker(
+    board: &[u8; 256],
+    sq: u8,
+    owners: u32,
+    mut found: impl FnMut(u8, u8),
+) {
     for d in KNIGHT_JUMPS {
         let t = step(sq, d);
         let p = board[t as usize];
         if kind_of(p) == KNIGHT && owned_by(p, owners) {
-            found.push((t, p));
+            found(t, p);
         }
     }
     for (i, d) in ALL_DIRS.into_iter().enumerate() {
@@ -166,10 +171,9 @@ pub(crate) fn attackers(board: &[u8; 256], sq: u8, owners: u32) -> Vec<(u8, u8)>
         } || (adjacent && k == KING)
             || (adjacent && diagonal && k == PAWN && (PAWN_HITS[i - 4] >> owner_of(p)) & 1 != 0);
         if hits {
-            found.push((t, p));
+            found(t, p);
         }
     }
-    found
 }
 
 /// Checks and pins against one king, computed once per position so most moves are known legal without

@@ -171,6 +171,21 @@ impl Game {
         game
     }
 
+    /// The rules state ([`super::Node`] starts from it).
+    pub(crate) fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// F.24: plies since the last capture or pawn move.
+    pub(crate) fn ply_clock(&self) -> u32 {
+        self.ply_clock
+    }
+
+    /// F.26: plies played (moves and resignations).
+    pub(crate) fn plies(&self) -> u32 {
+        self.plies
+    }
+
     pub fn options(&self) -> &Options {
         &self.options
     }
@@ -362,7 +377,7 @@ impl Game {
                     points: 0,
                 });
                 self.state.eliminate_and_pass(seat);
-                self.state.settle(&mut eliminations, &mut Vec::new());
+                self.state.settle(&mut eliminations);
             }
         }
         self.after_action(action, seat, None, eliminations)

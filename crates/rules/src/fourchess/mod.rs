@@ -1,9 +1,9 @@
 //! Four-player chess (Teams and FFA): `../shared/rules/fourchess.md`, rules F.1–F.27.
 //!
 //! Layers, fast to slow: [`Position`] (placement, rights, en-passant entries, copy-make) with the legal
-//! move generator and [`perft`]; the rules of a move (points, mates, eliminations); and [`Game`] (history,
-//! draws, limits, resignation, the [`Action`]/[`Applied`] API the room server drives). FEN4 and PGN4 read
-//! and write chess.com's formats.
+//! move generator and [`perft`]; the rules of a move (points, mates, eliminations), which a search plays
+//! through [`Node`]; and [`Game`] (history, draws, limits, resignation, the [`Action`]/[`Applied`] API
+//! the room server drives). FEN4 and PGN4 read and write chess.com's formats.
 //!
 //! ```
 //! use rules::Seat;
@@ -26,6 +26,7 @@ mod game;
 mod geometry;
 mod movegen;
 mod moves;
+mod node;
 mod options;
 mod outcome;
 mod perft;
@@ -43,13 +44,14 @@ pub use fen4::{Fen4Error, Setup, parse_fen4, to_fen4};
 pub use game::{Action, Applied, Game, IllegalAction, NewGameError};
 pub use geometry::{BadSquare, Square};
 pub use moves::{BadMoveText, Move, MoveText};
+pub use node::Node;
 pub use options::{Mode, Options, RawLimit, RawOptions};
 pub use outcome::{EndReason, Outcome, Standing};
 pub use perft::{perft, perft_divide};
 pub use pgn4::{Pgn4Error, export_pgn4, import_pgn4};
 pub use piece::{Kind, Owner, Piece};
 pub use position::Position;
-pub use state::{Capture, ElimCause, Elimination, MoveReport};
+pub use state::{Capture, ElimCause, Elimination, MoveReport, Played};
 
 /// The legal moves of the side to move in `pos` (no game-end logic: see [`Game`] for that).
 pub fn legal_moves(pos: &Position) -> Vec<Move> {

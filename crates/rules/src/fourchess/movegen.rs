@@ -25,9 +25,16 @@ fn owned_by(code: u8, owners: u32) -> bool {
     (owners >> owner_of(code)) & 1 != 0
 }
 
-/// Where generated moves go: a list, or just a count (perft's last ply).
+/// Where generated moves go: a list, or just a count (perft's last ply), or whether there is one.
 pub(crate) trait MoveSink {
     fn push(&mut self, m: Move);
+
+    /// Whether generation may stop (checked between pieces); a constant `false` for the lists and
+    /// counts, so their loops compile as before.
+    #[inline(always)]
+    fn full(&self) -> bool {
+        false
+    }
 }
 
 impl MoveSink for Vec<Move> {
@@ -45,6 +52,21 @@ impl MoveSink for Counter {
     #[inline(always)]
     fn push(&mut self, _: Move) {
         self.0 += 1;
+    }
+}
+
+/// Whether any move was generated: stops the generation at the first piece that has one.
+struct Found(bool);
+
+impl MoveSink for Found {
+    #[inline(always)]
+    fn push(&mut self, _: Move) {
+        self.0 = true;
+    }
+
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.0
     }
 }
 
@@ -158,6 +180,9 @@ fn generate_for<S: MoveSink, const SEAT: u8>(pos: &Position, out: &mut S) {
     // Not in check and nothing pinned (most positions): every non-king move is legal as generated.
     let Some(s) = safety.filter(|s| s.checkers > 0 || s.pinned != Bits::EMPTY) else {
         own.for_each(|from| {
+            if out.full() {
+                return;
+            }
             let kind = kind_of(board[from as usize]);
             if kind == KING {
                 king_moves(&cx, from, checkers, out);
@@ -168,6 +193,9 @@ fn generate_for<S: MoveSink, const SEAT: u8>(pos: &Position, out: &mut S) {
         return;
     };
     for from in own.iter() {
+        if out.full() {
+            break;
+        }
         let kind = kind_of(board[from as usize]);
         if kind == KING {
             king_moves(&cx, from, checkers, out);
@@ -350,9 +378,10 @@ pub(crate) fn in_check(pos: &Position, seat: crate::Seat) -> bool {
     k != 0 && is_attacked(&pos.board, k, owners, &pos.pieces_of(owners), k)
 }
 
-/// Whether the side to move has any legal move.
+/// Whether the side to move has any legal move. Every move's rules ask this (F.11, F.13, F.16, F.20),
+/// so it stops at the first piece with a move and allocates nothing.
 pub(crate) fn has_legal_move(pos: &Position) -> bool {
-    let mut buf = Vec::with_capacity(64);
-    legal_moves(pos, &mut buf);
-    !buf.is_empty()
+    let mut found = Found(false);
+    generate(pos, &mut found);
+    found.0
 }

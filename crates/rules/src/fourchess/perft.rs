@@ -109,7 +109,7 @@ fn ffa(state: &State, depth: u32, buf: &mut Vec<Move>) -> u64 {
     let mut total = 0;
     for i in start..end {
         let mut child = state.clone();
-        child.play(buf[i]);
+        child.play_with(buf[i], &mut ());
         total += ffa(&child, depth - 1, buf);
     }
     buf.truncate(start);

@@ -142,6 +142,14 @@ impl Position {
         self.out & (1 << seat as u8) != 0
     }
 
+    /// The pieces on the board with their squares: each seat's, then grey ones, each in square order.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        self.occ.iter().flat_map(|occ| occ.iter()).map(|sq| {
+            let piece = Piece::from_code(self.board[sq as usize]);
+            (Square(sq), piece.expect("an occupied square holds a piece"))
+        })
+    }
+
     /// The square of `seat`'s king, if it has a live one.
     pub fn king(&self, seat: Seat) -> Option<Square> {
         let k = self.kings[seat.index()];

@@ -4,7 +4,7 @@
 
 use crate::Seat;
 
-use super::attacks::attackers;
+use super::attacks::for_each_attacker;
 use super::fen4::Setup;
 use super::movegen::{has_legal_move, in_check};
 use super::moves::Move;
@@ -65,6 +65,74 @@ pub struct MoveReport {
     pub points: u32,
 }
 
+/// What one move did, without allocating: the search's view of a [`MoveReport`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Played {
+    /// Who moved.
+    pub seat: Seat,
+    /// The piece that moved (before a promotion).
+    pub piece: Kind,
+    /// What it took: the piece on the target square, then a second one for an en-passant double
+    /// capture (F.6).
+    pub captures: [Option<Capture>; 2],
+    /// Live opponents' kings attacked by the mover's pieces after the move, a bit per seat
+    /// (`1 << seat as u8`).
+    pub checks: u8,
+    /// FFA check bonus (F.19).
+    pub check_bonus: u32,
+    /// Players checkmated by this move, a bit per seat (FFA F.16; Teams: the next player, mated on
+    /// its turn, F.11).
+    pub mated: u8,
+    /// Points the mover earned with this move (captures, mates, check bonus).
+    pub points: u32,
+}
+
+impl Played {
+    /// Whether the move took a piece.
+    pub fn is_capture(&self) -> bool {
+        self.captures[0].is_some() || self.captures[1].is_some()
+    }
+
+    /// The full report of the move `m` this was.
+    pub(crate) fn report(&self, m: Move) -> MoveReport {
+        MoveReport {
+            seat: self.seat,
+            mv: m.text(),
+            piece: self.piece,
+            castling_long: m.castling_long(),
+            en_passant: m.is_en_passant(),
+            captures: self.captures.iter().flatten().copied().collect(),
+            checks: seats(self.checks).collect(),
+            check_bonus: self.check_bonus,
+            mated: seats(self.mated).collect(),
+            points: self.points,
+        }
+    }
+}
+
+/// The seats of a bit-per-seat mask, in seat order.
+fn seats(mask: u8) -> impl Iterator<Item = Seat> {
+    Seat::ALL
+        .into_iter()
+        .filter(move |s| mask & (1 << *s as u8) != 0)
+}
+
+/// Where the rules of a move put the eliminations it caused: a list for [`super::Game`], nowhere for
+/// the search.
+pub(crate) trait Journal {
+    fn eliminated(&mut self, elimination: Elimination);
+}
+
+impl Journal for Vec<Elimination> {
+    fn eliminated(&mut self, elimination: Elimination) {
+        self.push(elimination);
+    }
+}
+
+impl Journal for () {
+    fn eliminated(&mut self, _: Elimination) {}
+}
+
 /// Position plus points and a rules end; always *settled*: the game is over or the side to move has a
 /// legal move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,32 +168,36 @@ impl State {
         } else {
             state.ffa_end_check();
         }
-        state.settle(&mut eliminations, &mut Vec::new());
+        state.settle(&mut eliminations);
         (state, eliminations)
     }
 
     /// Plays a legal move of the side to move; returns what it did and the eliminations it caused, in
     /// order (including later players stalemated on their turn).
     pub fn play(&mut self, m: Move) -> (MoveReport, Vec<Elimination>) {
+        let mut eliminations = Vec::new();
+        let played = self.play_with(m, &mut eliminations);
+        (played.report(m), eliminations)
+    }
+
+    /// The rules of a move (F.10–F.22) without allocating: what the mover did comes back as a
+    /// [`Played`], eliminations go to `journal` (the search keeps none: `()`).
+    pub(crate) fn play_with<J: Journal>(&mut self, m: Move, journal: &mut J) -> Played {
         let me = self.pos.to_move;
         let mode = self.pos.mode;
         let piece = Kind::from_code(self.pos.board[m.from as usize]);
         let removed = self.pos.make(m);
-        let mut report = MoveReport {
+        let mut played = Played {
             seat: me,
-            mv: m.text(),
             piece,
-            castling_long: m.castling_long(),
-            en_passant: m.is_en_passant(),
-            captures: Vec::new(),
-            checks: Vec::new(),
+            captures: [None; 2],
+            checks: 0,
             check_bonus: 0,
-            mated: Vec::new(),
+            mated: 0,
             points: 0,
         };
-        let mut eliminations = Vec::new();
         let mut king_victim = None;
-        for (sq, code) in removed.pieces {
+        for (slot, (sq, code)) in removed.pieces.into_iter().enumerate() {
             if code == 0 {
                 continue;
             }
@@ -139,32 +211,32 @@ impl State {
             } else {
                 kind.points()
             };
-            report.captures.push(Capture {
+            played.captures[slot] = Some(Capture {
                 square: super::geometry::Square(sq),
                 piece: Piece::from_code(code).expect("a captured piece"),
                 points,
             });
-            report.points += points;
+            played.points += points;
         }
         match mode {
             Mode::Teams => {
-                report.checks = self.checks_by(me).0;
+                played.checks = self.checks_by(me).0;
                 if let Some(victim) = king_victim {
                     self.end = Some(EndReason::KingCaptured {
                         by: me,
                         king_of: victim,
                     });
-                    return (report, eliminations);
+                    return played;
                 }
-                let mut mated = Vec::new();
-                self.settle(&mut eliminations, &mut mated);
-                report.mated = mated;
+                if let Some(mated) = self.settle(journal) {
+                    played.mated = 1 << mated as u8;
+                }
             }
             Mode::Ffa => {
                 if let Some(victim) = king_victim {
                     // F.17: 20 points (counted above), the owner is out.
                     self.pos.eliminate(victim);
-                    eliminations.push(Elimination {
+                    journal.eliminated(Elimination {
                         seat: victim,
                         cause: ElimCause::KingCaptured,
                         points: Kind::King.points(),
@@ -172,43 +244,46 @@ impl State {
                 }
                 let (checks, all_queens) = self.checks_by(me);
                 // F.19 with 7b: kings mated by this move count too; a one-point queen is a queen.
-                report.check_bonus = match (checks.len(), all_queens) {
+                played.check_bonus = match (checks.count_ones(), all_queens) {
                     (2, false) => 5,
                     (2, true) => 1,
                     (3, false) => 20,
                     (3, true) => 5,
                     _ => 0,
                 };
-                report.checks = checks;
+                played.checks = checks;
                 // F.16: every other live player in check with no legal move is mated at once, each judged
                 // on the position after the move.
-                let mated: Vec<Seat> = Seat::ALL
-                    .into_iter()
-                    .filter(|&q| q != me && !self.pos.is_eliminated(q) && self.is_mated_now(q))
-                    .collect();
-                report.points += report.check_bonus + 20 * mated.len() as u32;
-                for &q in &mated {
+                let mut mated = 0u8;
+                for q in Seat::ALL {
+                    if q != me && !self.pos.is_eliminated(q) && self.is_mated_now(q) {
+                        mated |= 1 << q as u8;
+                    }
+                }
+                played.points += played.check_bonus + 20 * mated.count_ones();
+                for q in seats(mated) {
                     self.pos.eliminate(q);
-                    eliminations.push(Elimination {
+                    journal.eliminated(Elimination {
                         seat: q,
                         cause: ElimCause::Checkmate,
                         points: 20,
                     });
                 }
-                report.mated = mated;
-                self.points[me.index()] += report.points;
+                played.mated = mated;
+                self.points[me.index()] += played.points;
                 let next = self.pos.next_live_after(me);
                 self.pos.set_to_move(next);
                 self.ffa_end_check();
-                self.settle(&mut eliminations, &mut Vec::new());
+                self.settle(journal);
             }
         }
-        (report, eliminations)
+        played
     }
 
-    /// Live opponents' kings attacked by `seat`'s pieces, and whether every attacker is a queen.
-    fn checks_by(&self, seat: Seat) -> (Vec<Seat>, bool) {
-        let mut checked = Vec::new();
+    /// Live opponents' kings attacked by `seat`'s pieces (a bit per seat), and whether every attacker
+    /// is a queen.
+    fn checks_by(&self, seat: Seat) -> (u8, bool) {
+        let mut checked = 0u8;
         let mut all_queens = true;
         for q in Seat::ALL {
             let k = self.pos.kings[q.index()];
@@ -219,12 +294,13 @@ impl State {
             {
                 continue;
             }
-            let hits = attackers(&self.pos.board, k, 1 << seat as u32);
-            if !hits.is_empty() {
-                checked.push(q);
-                all_queens &= hits
-                    .iter()
-                    .all(|&(_, code)| Kind::from_code(code).is_queen_like());
+            let mut hit = false;
+            for_each_attacker(&self.pos.board, k, 1 << seat as u32, |_, code| {
+                hit = true;
+                all_queens &= Kind::from_code(code).is_queen_like();
+            });
+            if hit {
+                checked |= 1 << q as u8;
             }
         }
         (checked, all_queens)
@@ -261,15 +337,17 @@ impl State {
     }
 
     /// While the game goes on and the side to move has no legal move: Teams ends (mate F.11 / stalemate
-    /// F.13); FFA eliminates that player (stalemate +20, F.20) and passes the turn.
-    pub fn settle(&mut self, eliminations: &mut Vec<Elimination>, mated: &mut Vec<Seat>) {
+    /// F.13); FFA eliminates that player (stalemate +20, F.20) and passes the turn. Returns the Teams
+    /// player mated on its turn.
+    pub(crate) fn settle<J: Journal>(&mut self, journal: &mut J) -> Option<Seat> {
+        let mut mated = None;
         while self.end.is_none() && !has_legal_move(&self.pos) {
             let p = self.pos.to_move;
             let check = in_check(&self.pos, p);
             match self.pos.mode {
                 Mode::Teams => {
                     self.end = Some(if check {
-                        mated.push(p);
+                        mated = Some(p);
                         EndReason::Checkmate { seat: p }
                     } else {
                         EndReason::Stalemate { seat: p }
@@ -282,7 +360,7 @@ impl State {
                         (ElimCause::Stalemate, 20)
                     };
                     self.points[p.index()] += points;
-                    eliminations.push(Elimination {
+                    journal.eliminated(Elimination {
                         seat: p,
                         cause,
                         points,
@@ -291,6 +369,7 @@ impl State {
                 }
             }
         }
+        mated
     }
 
     /// FFA: takes `seat` out (F.18) and, if it was to move, passes the turn; then checks F.22.
