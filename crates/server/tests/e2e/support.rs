@@ -190,7 +190,12 @@ impl Client {
                             assert_eq!(n, self.v + 1, "events arrive in order without gaps: {v}");
                             self.v = n;
                         }
-                        Some("welcome") => self.v = v["v"].as_u64().unwrap(),
+                        // A snapshot is the state at the welcome's `v`. Without one (a resume)
+                        // the missed events (the client's `v`+1 … the welcome's `v`) follow, so
+                        // the client stays at the version it resumed from (`join`).
+                        Some("welcome") if !v["snapshot"].is_null() => {
+                            self.v = v["v"].as_u64().unwrap();
+                        }
                         _ => {}
                     }
                     return Some(v);
@@ -219,6 +224,8 @@ impl Client {
         }
         if let Some(v) = v {
             msg["v"] = json!(v);
+            // A resume: the missed events follow the welcome from `v`+1 on (`next`).
+            self.v = v;
         }
         self.send(msg).await;
         let welcome = self
