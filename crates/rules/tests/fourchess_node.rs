@@ -192,3 +192,45 @@ proptest! {
         agree(game, choices.into_iter().map(usize::from));
     }
 }
+
+/// A search's null move (`Node::pass`, not a rule): the turn goes to the next seat with the placement
+/// unchanged (F.10), so the position is the one where that seat moves first, and the passing seat's
+/// en-passant entry expires as if it had moved (F.6).
+#[test]
+fn a_pass_hands_the_turn_on_and_expires_the_passers_entry() {
+    let start = Game::new(options(Mode::Teams, None), Seat::Red).unwrap();
+    let blue_first = Game::new(options(Mode::Teams, None), Seat::Blue).unwrap();
+    let mut node = Node::new(&start);
+    node.pass();
+    assert_eq!(node.to_move(), Some(Seat::Blue));
+    assert_eq!(node.key(), blue_first.position().key());
+    let mut moves = Vec::new();
+    node.legal_moves(&mut moves);
+    assert_eq!(
+        sorted_texts(&moves),
+        sorted_texts(&blue_first.legal_moves())
+    );
+
+    // Red's double step leaves an entry (F.6) that lasts until Red's own next turn.
+    let mut node = Node::new(&start);
+    moves.clear();
+    node.legal_moves(&mut moves);
+    let double = *moves.iter().find(|m| m.to_string() == "h2-h4").unwrap();
+    node.play(double);
+    for _ in 0..3 {
+        node.pass();
+    }
+    assert_eq!(node.to_move(), Some(Seat::Red));
+    let with_entry = node.key();
+    node.pass();
+    let after_red_passed = node.key();
+    for _ in 0..4 {
+        node.pass();
+    }
+    assert_eq!(node.to_move(), Some(Seat::Blue));
+    assert_eq!(node.key(), after_red_passed, "four passes come back");
+    for _ in 0..3 {
+        node.pass();
+    }
+    assert_ne!(node.key(), with_entry, "Red's entry expired when it passed");
+}

@@ -22,16 +22,19 @@ fn depths(level: Level) -> Depths {
             max_depth: 1,
             quiescence: 2,
             table_bits: 12,
+            pruning: false,
         },
         Level::Medium => Depths {
             max_depth: 3,
             quiescence: 4,
             table_bits: 16,
+            pruning: false,
         },
         _ => Depths {
             max_depth: 12,
             quiescence: 6,
             table_bits: 18,
+            pruning: true,
         },
     }
 }

@@ -22,6 +22,14 @@ use rules::fourchess::{Kind, Mode, Move, Node, Owner, Square};
 const MAX_PLY: usize = 64;
 /// Plies past the end of the quiescence budget that a side in check still gets to answer.
 const CHECK_EVASION_PLIES: i32 = 2;
+/// The ordering score of the first killer; captures and promotions score above it, quiet moves by
+/// their history below it (history is capped at 500 000).
+const KILLER_SCORE: i32 = 800_000;
+/// At most this many check extensions on one line: checks come often with three armies against a
+/// king, and extending every one would never reach the horizon.
+const MAX_EXTENSIONS: i32 = 3;
+/// How far beyond the bound the static value must stand before a side tries passing (centipawns).
+const NULL_MOVE_MARGIN: i32 = 50;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bound {
@@ -78,6 +86,9 @@ pub(crate) struct Depths {
     pub quiescence: i32,
     /// log2 of the table's entries (24 bytes each).
     pub table_bits: u32,
+    /// Principal-variation search with late-move reductions, null-move pruning and check extensions
+    /// (see [`Searcher::search`]); off, a plain alpha-beta searches every move to full depth.
+    pub pruning: bool,
 }
 
 pub(crate) struct Searcher<'m, 'c> {
@@ -94,6 +105,8 @@ pub(crate) struct Searcher<'m, 'c> {
     lists: Vec<Vec<(i32, Move)>>,
     /// Where the legal moves are generated before they are scored.
     generated: Vec<Move>,
+    /// Check extensions on the line being searched.
+    extensions: i32,
 }
 
 fn square_index(sq: Square) -> usize {
@@ -127,6 +140,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
             path,
             lists: (0..MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
             generated: Vec::with_capacity(128),
+            extensions: 0,
         }
     }
 
@@ -159,11 +173,24 @@ impl<'m, 'c> Searcher<'m, 'c> {
             }
             let mut alpha = -WIN - 1;
             let mut iteration_best = None;
-            for &m in &root_moves {
+            for (i, &m) in root_moves.iter().enumerate() {
                 let Some(child) = self.play(root, m, 0) else {
                     break;
                 };
-                let Some(v) = self.search(&child, depth - 1, 1, alpha, WIN + 1) else {
+                // After the first move, prove a move worse with a null window before searching it
+                // whole (most are worse).
+                let scout = self.depths.pruning && i > 0;
+                let v = if scout {
+                    match self.search(&child, depth - 1, 1, alpha, alpha + 1, true) {
+                        Some(v) if v > alpha => {
+                            self.search(&child, depth - 1, 1, alpha, WIN + 1, true)
+                        }
+                        other => other,
+                    }
+                } else {
+                    self.search(&child, depth - 1, 1, alpha, WIN + 1, true)
+                };
+                let Some(v) = v else {
                     break;
                 };
                 if v > alpha {
@@ -240,6 +267,22 @@ impl<'m, 'c> Searcher<'m, 'c> {
         }
     }
 
+    /// Alpha-beta from the root's point of view (`alpha` and `beta` bound the root side's value).
+    ///
+    /// With [`Depths::pruning`], the hard level's search:
+    /// - check extension: a move among the first six that gives check is searched a ply deeper (at
+    ///   most [`MAX_EXTENSIONS`] on a line): a check at the horizon is where a mate or a lost piece
+    ///   hides;
+    /// - null move: a side not in check whose static value stands [`NULL_MOVE_MARGIN`] beyond the
+    ///   bound it would cut at passes its turn and is searched shallower with a null window; if even
+    ///   then the opponents cannot bring it back under the bound, the node is cut (zugzwang, the
+    ///   classic failure, is rare with four armies; never twice in a row, nor while the partner is in
+    ///   check);
+    /// - principal-variation search: after the first move, each move is first searched with a null
+    ///   window, and searched again with the whole window only if it may be better;
+    /// - late-move reductions: quiet moves after the table's move, captures, promotions, killers and
+    ///   the first two moves, that neither give nor answer a check, are searched one or two plies
+    ///   shallower first, and again at full depth if they beat the bound.
     fn search(
         &mut self,
         node: &Node,
@@ -247,6 +290,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
         ply: usize,
         mut alpha: i32,
         mut beta: i32,
+        null_ok: bool,
     ) -> Option<i32> {
         let Some(mover) = node.to_move() else {
             return Some(self.terminal(node, ply));
@@ -254,6 +298,8 @@ impl<'m, 'c> Searcher<'m, 'c> {
         if self.repeated(node, ply) {
             return Some(repetition_draw(node, self.me));
         }
+        let pruning = self.depths.pruning;
+        let checked = pruning && node.in_check(mover);
         if depth <= 0 || ply >= MAX_PLY - 1 {
             return self.quiesce(node, ply, alpha, beta, self.depths.quiescence);
         }
@@ -271,14 +317,49 @@ impl<'m, 'c> Searcher<'m, 'c> {
                 }
             }
         }
+        if pruning && null_ok && !checked && depth >= 3 && beta - alpha == 1 {
+            if let Some(v) = self.null_move(node, depth, ply, alpha, beta, maximising) {
+                return v;
+            }
+        }
         let (alpha0, beta0) = (alpha, beta);
         let count = self.generate(node, ply, hint, false, ply);
         let mut best_value = if maximising { -WIN - 1 } else { WIN + 1 };
         let mut best_move = None;
         for i in 0..count {
-            let m = self.next_move(ply, i);
+            let (order, m) = self.next_entry(ply, i);
+            let quiet = order < KILLER_SCORE - 1_000;
             let child = self.play(node, m, ply)?;
-            let v = self.search(&child, depth - 1, ply + 1, alpha, beta)?;
+            let gives_check = pruning && child.to_move().is_some_and(|s| child.in_check(s));
+            let extend = gives_check && i < 6 && self.extensions < MAX_EXTENSIONS;
+            self.extensions += i32::from(extend);
+            let depth = depth + i32::from(extend);
+            let v = if !pruning || i == 0 {
+                self.search(&child, depth - 1, ply + 1, alpha, beta, true)?
+            } else {
+                let reduction = if quiet && !checked && !gives_check && depth >= 3 && i >= 2 {
+                    if i >= 6 && depth >= 4 { 2 } else { 1 }
+                } else {
+                    0
+                };
+                // The null window on the side this node moves.
+                let (za, zb) = if maximising {
+                    (alpha, alpha + 1)
+                } else {
+                    (beta - 1, beta)
+                };
+                let beats = |v: i32| if maximising { v > alpha } else { v < beta };
+                let mut v = self.search(&child, depth - 1 - reduction, ply + 1, za, zb, true)?;
+                if reduction > 0 && beats(v) {
+                    v = self.search(&child, depth - 1, ply + 1, za, zb, true)?;
+                }
+                // Inside a wider window, a move that may be better is searched with the whole window.
+                if alpha + 1 < beta && v > alpha && v < beta {
+                    v = self.search(&child, depth - 1, ply + 1, alpha, beta, true)?;
+                }
+                v
+            };
+            self.extensions -= i32::from(extend);
             let improves = if maximising {
                 v > best_value
             } else {
@@ -315,6 +396,48 @@ impl<'m, 'c> Searcher<'m, 'c> {
             best: best_move,
         });
         Some(best_value)
+    }
+
+    /// The null-move test of [`Searcher::search`] at a null-window node: `Some(Some(v))` cuts the
+    /// node with `v`, `Some(None)` means out of budget, `None` searches the node normally.
+    fn null_move(
+        &mut self,
+        node: &Node,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        maximising: bool,
+    ) -> Option<Option<i32>> {
+        let stand = evaluate(node, self.me);
+        let ahead = if maximising {
+            stand >= beta + NULL_MOVE_MARGIN && beta < WIN / 2
+        } else {
+            stand <= alpha - NULL_MOVE_MARGIN && alpha > -WIN / 2
+        };
+        // A partner in check needs this seat's move more than any other (Teams).
+        let mover = node.to_move().unwrap_or(self.me);
+        let partner_checked = self.mode == Mode::Teams && node.in_check(mover.opposite());
+        if !ahead || partner_checked {
+            return None;
+        }
+        if self.meter.tick() {
+            return Some(None);
+        }
+        let mut child = node.clone();
+        child.pass();
+        self.path[ply + 1] = child.key();
+        let reduced = depth - (2 + depth / 3).min(depth);
+        let v = match self.search(&child, reduced, ply + 1, alpha, beta, false) {
+            Some(v) => v,
+            None => return Some(None),
+        };
+        let holds = if maximising {
+            v >= beta && v < WIN / 2
+        } else {
+            v <= alpha && v > -WIN / 2
+        };
+        holds.then_some(Some(v))
     }
 
     /// Captures and promotions until the position is quiet; the side to move may stand pat, unless it
@@ -358,7 +481,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
         // No killers in quiescence (their slot is past the deepest ply).
         let count = self.generate(node, ply, None, !checked, MAX_PLY - 1);
         for i in 0..count {
-            let m = self.next_move(ply, i);
+            let (_, m) = self.next_entry(ply, i);
             let child = self.play(node, m, ply)?;
             let v = self.quiesce(&child, ply + 1, alpha, beta, left - 1)?;
             if maximising {
@@ -423,7 +546,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
     /// move or two, so sorting whole lists would be wasted): the first of the highest scores among the
     /// moves not yet tried, moved to place `i` with the others keeping their order, so equal moves come
     /// in generation order (which the root's seeded shuffle decides).
-    fn next_move(&mut self, ply: usize, i: usize) -> Move {
+    fn next_entry(&mut self, ply: usize, i: usize) -> (i32, Move) {
         let list = &mut self.lists[ply];
         let mut best = i;
         for (j, entry) in list.iter().enumerate().skip(i + 1) {
@@ -432,7 +555,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
             }
         }
         list[i..=best].rotate_right(1);
-        list[i].1
+        list[i]
     }
 
     /// Best first: the table's move, king captures, captures (most valuable victim, least valuable
@@ -463,9 +586,9 @@ impl<'m, 'c> Searcher<'m, 'c> {
         if s == 0 {
             let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
             s = if killers[0] == Some(m) {
-                800_000
+                KILLER_SCORE
             } else if killers[1] == Some(m) {
-                799_000
+                KILLER_SCORE - 1_000
             } else {
                 self.history[square_index(m.from()) * 196 + square_index(m.to())]
             };
@@ -503,6 +626,7 @@ mod tests {
             max_depth: 1,
             quiescence: 4,
             table_bits: 10,
+            pruning: false,
         };
         let mut searcher = Searcher::new(&node, Seat::Red, &mut meter, depths);
         let v = searcher.quiesce(&node, 0, -WIN - 1, WIN + 1, 4).unwrap();
@@ -510,5 +634,51 @@ mod tests {
             v < stand - 500,
             "quiescence {v}, static {stand}: the fork is missed"
         );
+    }
+    /// The hard level's pruning (PVS, late-move reductions, null move) must buy depth: on the same
+    /// node budget from the start position and from a middlegame, the pruned search completes more
+    /// iterations than plain alpha-beta, and still plays a legal move it values near the plain one.
+    #[test]
+    fn pruning_searches_deeper_on_the_same_budget() {
+        let start = Game::new(Options::default(), Seat::Red).unwrap();
+        let mut middlegame = start.clone();
+        for text in ["h2-h3", "b7-c7", "g13-g12", "m8-l8", "i1-h2", "a10-c9"] {
+            let m = middlegame
+                .legal_moves()
+                .into_iter()
+                .find(|m| m.to_string() == text)
+                .unwrap_or_else(|| panic!("{text} is legal"));
+            middlegame.apply(m.into()).unwrap();
+        }
+        for game in [start, middlegame] {
+            let node = Node::new(&game);
+            let seat = game.to_act().unwrap();
+            let mut moves = Vec::new();
+            node.legal_moves(&mut moves);
+            let reached = |pruning: bool| {
+                let mut meter = Meter::new(Budget::nodes(400_000), &NoClock);
+                let depths = Depths {
+                    max_depth: 20,
+                    quiescence: 6,
+                    table_bits: 16,
+                    pruning,
+                };
+                let mut searcher = Searcher::new(&node, seat, &mut meter, depths);
+                searcher.root(&node, moves.clone())
+            };
+            let (plain_move, plain_depth, plain_value) = reached(false);
+            let (pruned_move, pruned_depth, pruned_value) = reached(true);
+            assert!(
+                pruned_depth > plain_depth,
+                "{}: depth {pruned_depth} pruned vs {plain_depth} plain",
+                game.fen4()
+            );
+            assert!(moves.contains(&plain_move) && moves.contains(&pruned_move));
+            assert!(
+                (pruned_value - plain_value).abs() < 200,
+                "{}: {pruned_value} pruned vs {plain_value} plain",
+                game.fen4()
+            );
+        }
     }
 }

@@ -148,4 +148,17 @@ impl Node {
         }
         played
     }
+
+    /// A null move, for searches only (it is not a move of the rules): the side to move, which must
+    /// not be in check, lets the next seat move. A search uses it to ask whether the opponents could
+    /// hurt it even if it did nothing. Counts as a ply for the fifty-move clock and the move limit,
+    /// like a move without a capture.
+    pub fn pass(&mut self) {
+        debug_assert!(self.state.end.is_none(), "a pass after the end");
+        self.state.pass(&mut ());
+        self.ply_clock += 1;
+        if let Some(left) = &mut self.plies_left {
+            *left = left.saturating_sub(1);
+        }
+    }
 }

@@ -270,6 +270,17 @@ impl Position {
         s
     }
 
+    /// The side to move gives up its turn (a search's null move, not a move of the rules): its own
+    /// en-passant entry expires as if it had moved (F.6) and the next live seat is to move.
+    pub(crate) fn pass(&mut self) {
+        let me = self.to_move;
+        if self.ep[me.index()].is_some() {
+            self.set_ep(me.index(), EpEntry::NONE);
+        }
+        let next = self.next_live_after(me);
+        self.set_to_move(next);
+    }
+
     /// Applies a move of the side to move and passes the turn to the next live seat. Scoring and game
     /// ends are the caller's business; this only moves pieces and updates rights and entries.
     #[inline]

@@ -280,6 +280,13 @@ impl State {
         played
     }
 
+    /// A search's null move: the side to move passes, and the next seat's turn is settled as after a
+    /// move (in Teams a next seat without a move ends the game; in FFA it is eliminated).
+    pub(crate) fn pass<J: Journal>(&mut self, journal: &mut J) {
+        self.pos.pass();
+        self.settle(journal);
+    }
+
     /// Live opponents' kings attacked by `seat`'s pieces (a bit per seat), and whether every attacker
     /// is a queen.
     fn checks_by(&self, seat: Seat) -> (u8, bool) {
