@@ -270,9 +270,9 @@ impl<'m, 'c> Searcher<'m, 'c> {
     /// Alpha-beta from the root's point of view (`alpha` and `beta` bound the root side's value).
     ///
     /// With [`Depths::pruning`], the hard level's search:
-    /// - check extension: a move among the first six that gives check is searched a ply deeper (at
-    ///   most [`MAX_EXTENSIONS`] on a line): a check at the horizon is where a mate or a lost piece
-    ///   hides;
+    /// - check extension: a move among the first six that checks the seat moving next is searched a
+    ///   ply deeper (at most [`MAX_EXTENSIONS`] on a line): a check at the horizon is where a mate or
+    ///   a lost piece hides;
     /// - null move: a side not in check whose static value stands [`NULL_MOVE_MARGIN`] beyond the
     ///   bound it would cut at passes its turn and is searched shallower with a null window; if even
     ///   then the opponents cannot bring it back under the bound, the node is cut (zugzwang, the
@@ -281,8 +281,9 @@ impl<'m, 'c> Searcher<'m, 'c> {
     /// - principal-variation search: after the first move, each move is first searched with a null
     ///   window, and searched again with the whole window only if it may be better;
     /// - late-move reductions: quiet moves after the table's move, captures, promotions, killers and
-    ///   the first two moves, that neither give nor answer a check, are searched one or two plies
-    ///   shallower first, and again at full depth if they beat the bound.
+    ///   the first two moves, that neither check the next seat nor answer a check, are searched one
+    ///   or two plies shallower first, and again at full depth if they beat the bound. The null move
+    ///   is tried only at null-window nodes, and no node's first move is reduced.
     fn search(
         &mut self,
         node: &Node,
