@@ -274,11 +274,17 @@ impl Position {
     /// en-passant entry expires as if it had moved (F.6) and the next live seat is to move.
     pub(crate) fn pass(&mut self) {
         let me = self.to_move;
-        if self.ep[me.index()].is_some() {
-            self.set_ep(me.index(), EpEntry::NONE);
-        }
+        self.expire_entry_of(me);
         let next = self.next_live_after(me);
         self.set_to_move(next);
+    }
+
+    /// F.6: a player's entry lasts until its own next move (or pass).
+    #[inline(always)]
+    fn expire_entry_of(&mut self, seat: Seat) {
+        if self.ep[seat.index()].is_some() {
+            self.set_ep(seat.index(), EpEntry::NONE);
+        }
     }
 
     /// Applies a move of the side to move and passes the turn to the next live seat. Scoring and game
@@ -287,10 +293,7 @@ impl Position {
     pub(crate) fn make(&mut self, m: Move) -> Removed {
         let me = self.to_move;
         let mut removed = Removed::default();
-        // F.6: a player's entry lasts until its own next move.
-        if self.ep[me.index()].is_some() {
-            self.set_ep(me.index(), EpEntry::NONE);
-        }
+        self.expire_entry_of(me);
         if self.board[m.to as usize] != EMPTY {
             removed.pieces[0] = (m.to, self.remove(m.to));
             // 7b: the entry dies when its pawn is no longer there.
