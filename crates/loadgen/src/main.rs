@@ -84,6 +84,10 @@ struct Args {
     /// short `FOURKINGS_ROOMS__IDLE_CLOSE_MS`), then compare the heap with its start; 0 = don't.
     #[arg(long, default_value_t = 0)]
     close_wait_secs: u64,
+    /// Once every connection is held (and the server's memory read), keep them idle this many
+    /// seconds before play starts: time to read or profile an idle server (e.g. a heap profile).
+    #[arg(long, default_value_t = 0)]
+    hold_secs: u64,
     /// Internal: this process is one of `--procs` children; its first room's global index.
     #[arg(long, hide = true)]
     child_offset: Option<usize>,
@@ -484,6 +488,19 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     Ok(report)
 }
 
+/// `--hold-secs`: say that the connections are held, then wait with them idle.
+async fn hold(args: &Args) {
+    if args.hold_secs == 0 {
+        return;
+    }
+    println!(
+        "every connection held: idle for {} s before play",
+        args.hold_secs
+    );
+    std::io::stdout().flush().ok();
+    tokio::time::sleep(Duration::from_secs(args.hold_secs)).await;
+}
+
 /// A child: prepare, say `ready <held>`, wait for `go` on stdin, play, print `report <json>`.
 async fn child(args: Arc<Args>) -> anyhow::Result<()> {
     let prepared = prepare(args.clone()).await?;
@@ -545,6 +562,9 @@ fn run_children(args: &Args, rss: impl FnOnce()) -> anyhow::Result<Report> {
     }
     // Every connection of every child is held now.
     rss();
+    if args.hold_secs > 0 {
+        tokio::runtime::Handle::current().block_on(hold(args));
+    }
     for child in &mut children {
         writeln!(child.stdin.as_mut().expect("piped"), "go")?;
     }
@@ -595,6 +615,7 @@ async fn main() -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(500)).await;
         rss_held = args.server_pid.and_then(rss_kib);
         heap_held = heap_kib(args.addr).await;
+        hold(&args).await;
         play(&args, prepared).await?
     };
     let mut cpu_playing = 0;

@@ -42,9 +42,10 @@ use crate::bot_pool::BotPool;
 use crate::chat::{ChatLog, RateWindow};
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
-use crate::handle::{Cmd, RoomError, RoomHandle};
+use crate::handle::{Cmd, Queued, RoomError, RoomHandle};
 use crate::history::History;
 use crate::log::{ActionLog, EntryKind, LogEntry, LogError};
+use crate::outbox::OutboxSender;
 use crate::record::RecordedAction;
 use crate::seats::SeatState;
 use crate::{RoomConfig, RoomSettings};
@@ -81,7 +82,7 @@ pub async fn create(
 struct Sub {
     conn: u64,
     seat: Option<Seat>,
-    tx: mpsc::Sender<Arc<str>>,
+    tx: OutboxSender,
     /// The highest ack id this connection has sent: ids must increase per connection, so a resend
     /// the seat no longer remembers is refused (`stale_ack`) rather than applied again.
     highest_ack: Option<u64>,
@@ -151,7 +152,7 @@ struct Room {
     log: Arc<dyn ActionLog>,
     bot: Arc<BotPool>,
     /// To send CPU moves back to ourselves without keeping the room alive.
-    me: mpsc::WeakSender<Cmd>,
+    me: mpsc::WeakSender<Queued>,
     v: u64,
     history: History,
     seats: [SeatState; 4],
@@ -203,7 +204,7 @@ impl Room {
         config: Arc<RoomConfig>,
         log: Arc<dyn ActionLog>,
         bot: Arc<BotPool>,
-        tx: &mpsc::Sender<Cmd>,
+        tx: &mpsc::Sender<Queued>,
     ) -> Room {
         Room {
             id,
@@ -232,7 +233,7 @@ impl Room {
         }
     }
 
-    fn start_actor(self, tx: mpsc::Sender<Cmd>, rx: mpsc::Receiver<Cmd>) -> RoomHandle {
+    fn start_actor(self, tx: mpsc::Sender<Queued>, rx: mpsc::Receiver<Queued>) -> RoomHandle {
         let handle = RoomHandle {
             id: self.id.clone(),
             tx,
@@ -241,9 +242,12 @@ impl Room {
         handle
     }
 
-    async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
+    /// The actor's loop. What a command or a timer does is awaited in a box of its own (allocated
+    /// per command, freed after it): inline, the largest of those futures (a join, an action
+    /// waiting for the log) would be part of every idle room's task for its whole life.
+    async fn run(mut self, mut rx: mpsc::Receiver<Queued>) {
         // A rebuilt room may have a CPU or a dice throw to play.
-        self.drive().await;
+        Box::pin(self.drive()).await;
         loop {
             if self.stopped {
                 // Close the command channel before the outboxes, so that a connection that sees its
@@ -256,7 +260,7 @@ impl Room {
             let wake = self.next_wake();
             tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => Box::pin(self.handle(*cmd)).await,
                     None => break,
                 },
                 _ = sleep_until_opt(wake) => {
@@ -264,7 +268,7 @@ impl Room {
                         self.log.room_closed(&self.id);
                         break;
                     }
-                    self.on_timer().await;
+                    Box::pin(self.on_timer()).await;
                 }
             }
         }

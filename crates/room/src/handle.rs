@@ -7,6 +7,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use protocol::{ChangeSettings, ErrorCode, Joined, OptionProblem, RoomInfo, Seat};
 
+use crate::outbox::OutboxSender;
+
 /// A refused request, with the stable code clients see.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{code}: {message}")]
@@ -57,7 +59,7 @@ pub(crate) enum Cmd {
     Connect {
         token: Option<String>,
         last_v: Option<u64>,
-        outbox: mpsc::Sender<Arc<str>>,
+        outbox: OutboxSender,
         reply: Reply<Connected>,
     },
     Disconnect {
@@ -122,10 +124,15 @@ pub(crate) enum HostOrder {
     },
 }
 
+/// A command as it waits in the room's queue. Boxed: tokio's channel allocates its slots 32 at a
+/// time and keeps two such blocks once 32 commands went through; 32 boxes take 256 bytes where 32
+/// commands took 2.3 KiB, per room (docs/benchmarks.md, idle connection memory).
+pub(crate) type Queued = Box<Cmd>;
+
 #[derive(Debug, Clone)]
 pub struct RoomHandle {
     pub(crate) id: Arc<str>,
-    pub(crate) tx: mpsc::Sender<Cmd>,
+    pub(crate) tx: mpsc::Sender<Queued>,
 }
 
 impl RoomHandle {
@@ -138,12 +145,17 @@ impl RoomHandle {
         !self.tx.is_closed()
     }
 
+    /// Queues a command; `Err` when the room is gone.
+    async fn send(&self, cmd: Cmd) -> Result<(), RoomError> {
+        self.tx
+            .send(Box::new(cmd))
+            .await
+            .map_err(|_| RoomError::gone())
+    }
+
     async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Cmd) -> Result<T, RoomError> {
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(make(reply))
-            .await
-            .map_err(|_| RoomError::gone())?;
+        self.send(make(reply)).await?;
         rx.await.map_err(|_| RoomError::gone())?
     }
 
@@ -158,20 +170,14 @@ impl RoomHandle {
 
     pub async fn info(&self) -> Result<RoomInfo, RoomError> {
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Cmd::Info(reply))
-            .await
-            .map_err(|_| RoomError::gone())?;
+        self.send(Cmd::Info(reply)).await?;
         rx.await.map_err(|_| RoomError::gone())
     }
 
     /// The log of the current (or just finished) game; `None` before the first game.
     pub async fn game_log(&self) -> Result<Option<crate::replay::GameLog>, RoomError> {
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Cmd::GameLog(reply))
-            .await
-            .map_err(|_| RoomError::gone())?;
+        self.send(Cmd::GameLog(reply)).await?;
         rx.await.map_err(|_| RoomError::gone())
     }
 
@@ -236,7 +242,7 @@ impl RoomHandle {
         &self,
         token: Option<String>,
         last_v: Option<u64>,
-        outbox: mpsc::Sender<Arc<str>>,
+        outbox: OutboxSender,
     ) -> Result<Connected, RoomError> {
         self.ask(|reply| Cmd::Connect {
             token,
@@ -250,11 +256,11 @@ impl RoomHandle {
     /// Ends the room's actor after the command at hand and closes its connections (cluster mode:
     /// this node lost its lease, so another node will serve the room). Nothing is written.
     pub async fn stop(&self) {
-        let _ = self.tx.send(Cmd::Stop).await;
+        let _ = self.send(Cmd::Stop).await;
     }
 
     pub async fn disconnect(&self, conn: u64) {
-        let _ = self.tx.send(Cmd::Disconnect { conn }).await;
+        let _ = self.send(Cmd::Disconnect { conn }).await;
     }
 
     /// Say something (free text or a phrase id) from the connection; refusals arrive as `error`
@@ -265,18 +271,12 @@ impl RoomHandle {
         text: Option<String>,
         phrase: Option<String>,
     ) -> Result<(), RoomError> {
-        self.tx
-            .send(Cmd::Chat { conn, text, phrase })
-            .await
-            .map_err(|_| RoomError::gone())
+        self.send(Cmd::Chat { conn, text, phrase }).await
     }
 
     /// Play an action (`Some`) or resign (`None`) for the connection's seat; the answer (`ack` or
     /// `error`) arrives through the connection's outbox.
     pub async fn act(&self, conn: u64, ack: u64, action: Option<Value>) -> Result<(), RoomError> {
-        self.tx
-            .send(Cmd::Act { conn, ack, action })
-            .await
-            .map_err(|_| RoomError::gone())
+        self.send(Cmd::Act { conn, ack, action }).await
     }
 }

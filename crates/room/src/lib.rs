@@ -17,6 +17,7 @@ pub mod game;
 mod handle;
 pub mod history;
 pub mod log;
+pub mod outbox;
 pub mod record;
 pub mod replay;
 mod seats;

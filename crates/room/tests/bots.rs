@@ -12,9 +12,9 @@ use room::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
 use room::bot_pool::{BotPool, Job};
 use room::game::{TableAction, TableGame};
 use room::log::MemoryLog;
+use room::outbox::{self, Outbox};
 use room::{RoomConfig, RoomHandle, RoomSettings};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -67,13 +67,13 @@ async fn spawn(
 }
 
 /// Watch the room as a spectator; every frame parsed.
-async fn watch(room: &RoomHandle) -> mpsc::Receiver<Arc<str>> {
-    let (tx, rx) = mpsc::channel(100_000);
+async fn watch(room: &RoomHandle) -> Outbox {
+    let (tx, rx) = outbox::channel(100_000);
     room.connect(None, None, tx).await.unwrap();
     rx
 }
 
-async fn next_msg(rx: &mut mpsc::Receiver<Arc<str>>) -> ServerMsg {
+async fn next_msg(rx: &mut Outbox) -> ServerMsg {
     let frame = tokio::time::timeout(WAIT, rx.recv())
         .await
         .expect("a frame in time")
@@ -82,7 +82,7 @@ async fn next_msg(rx: &mut mpsc::Receiver<Arc<str>>) -> ServerMsg {
 }
 
 /// The next `acted` event: (seat, by, arrival).
-async fn next_acted(rx: &mut mpsc::Receiver<Arc<str>>) -> (Seat, Actor, Instant) {
+async fn next_acted(rx: &mut Outbox) -> (Seat, Actor, Instant) {
     loop {
         if let ServerMsg::Event(e) = next_msg(rx).await {
             if let Event::Acted { seat, by, .. } = e.event {
@@ -247,7 +247,7 @@ async fn a_result_for_a_changed_state_is_discarded() {
     // Ann (Red, to act first) is away: after the grace period the CPU starts thinking for her.
     until(|| gate.calls.load(Ordering::SeqCst) == 1).await;
     // She comes back and plays her own move while that decision is still being made.
-    let (tx, mut ann_rx) = mpsc::channel(1000);
+    let (tx, mut ann_rx) = outbox::channel(1000);
     let conn = room.connect(Some(ann.seat_token), None, tx).await.unwrap();
     let legal = loop {
         if let ServerMsg::View(view) = next_msg(&mut ann_rx).await {

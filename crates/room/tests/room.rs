@@ -8,9 +8,9 @@ use room::bot::BotConfig;
 use room::bot_pool::BotPool;
 use room::game::TableGame;
 use room::log::MemoryLog;
+use room::outbox::{self, Outbox};
 use room::{RoomConfig, RoomSettings};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 fn settings(game: GameKind, options: Value) -> RoomSettings {
     RoomSettings {
@@ -41,7 +41,7 @@ fn config() -> Arc<RoomConfig> {
     })
 }
 
-async fn next_json(rx: &mut mpsc::Receiver<Arc<str>>) -> Value {
+async fn next_json(rx: &mut Outbox) -> Value {
     let frame = tokio::time::timeout(Duration::from_secs(10), rx.recv())
         .await
         .expect("a frame in time")
@@ -63,11 +63,11 @@ async fn a_connection_that_does_not_read_is_dropped_and_the_room_goes_on() {
     .unwrap();
     let joined = room.join("Ann".into(), None).await.unwrap();
     // Ann's connection has room for two frames and is never read.
-    let (slow_tx, mut slow_rx) = mpsc::channel(2);
+    let (slow_tx, mut slow_rx) = outbox::channel(2);
     room.connect(Some(joined.seat_token), None, slow_tx)
         .await
         .unwrap();
-    let (tx, mut watcher) = mpsc::channel(1000);
+    let (tx, mut watcher) = outbox::channel(1000);
     room.connect(None, None, tx).await.unwrap();
     room.start("host".into(), false).await.unwrap();
 
@@ -146,7 +146,7 @@ fn stored(id: &str, log: &MemoryLog) -> room::StoredRoom {
 }
 
 async fn snapshot_of(room: &room::RoomHandle) -> Value {
-    let (tx, mut rx) = mpsc::channel(1000);
+    let (tx, mut rx) = outbox::channel(1000);
     room.connect(None, None, tx).await.unwrap();
     let welcome = next_json(&mut rx).await;
     welcome["snapshot"].clone()
@@ -184,7 +184,7 @@ async fn a_room_rebuilt_from_its_log_is_the_same_room() {
             .await
             .unwrap();
         room.start("host".into(), false).await.unwrap();
-        let (tx, mut rx) = mpsc::channel(1000);
+        let (tx, mut rx) = outbox::channel(1000);
         let conn = room
             .connect(Some(joined.seat_token.clone()), None, tx)
             .await
@@ -235,7 +235,7 @@ async fn a_room_rebuilt_from_its_log_is_the_same_room() {
         after["room"]["seats"][0],
         json!({"kind": "human", "name": "Ann", "connected": false, "cpu_playing": false})
     );
-    let (tx, mut rx2) = mpsc::channel(1000);
+    let (tx, mut rx2) = outbox::channel(1000);
     let conn2 = rebuilt
         .connect(Some(joined.seat_token), Some(3), tx)
         .await

@@ -25,6 +25,7 @@ mod registry;
 mod rest;
 pub mod shutdown;
 pub mod telemetry;
+mod textframe;
 mod throttle;
 mod validate;
 pub mod web;

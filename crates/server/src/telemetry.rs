@@ -29,6 +29,8 @@ pub const ACT_LATENCY: &str = "fourkings_act_latency_seconds";
 pub const BOT_THINK: &str = "fourkings_bot_think_seconds";
 pub const STORE_WRITE: &str = "fourkings_store_write_seconds";
 pub const STORE_QUEUE: &str = "fourkings_store_queue_depth";
+pub const STORE_COMMITS: &str = "fourkings_store_commits_total";
+pub const STORE_COMMITTED: &str = "fourkings_store_committed_entries_total";
 pub const ERRORS: &str = "fourkings_errors_total";
 pub const CLOSES: &str = "fourkings_ws_closes_total";
 pub const RATE_LIMIT_CLOSES: &str = "fourkings_rate_limit_closes_total";
@@ -121,6 +123,14 @@ fn describe() {
         "One group-commit transaction of the action log."
     );
     describe_gauge!(STORE_QUEUE, "Action log entries waiting for the writer.");
+    describe_counter!(
+        STORE_COMMITS,
+        "Group commits of the action log (entries per commit: committed entries / commits)."
+    );
+    describe_counter!(
+        STORE_COMMITTED,
+        "Action log entries written by group commits."
+    );
     describe_counter!(
         ERRORS,
         "Errors sent to clients (WebSocket and REST), by code."
@@ -230,6 +240,8 @@ fn zero() {
         CLUSTER_CLAIMS,
         CLUSTER_REDIRECTS,
         CLUSTER_LEASE_LOST,
+        STORE_COMMITS,
+        STORE_COMMITTED,
     ] {
         counter!(name).absolute(0);
     }

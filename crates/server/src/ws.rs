@@ -2,6 +2,10 @@
 //! the frame size and rate limits, forwards actions to the room, and writes the room's pre-serialized
 //! frames. It never blocks the room: the room `try_send`s into this connection's bounded outbox and
 //! drops the connection when it is full; the client then reconnects and resyncs.
+//!
+//! An idle connection must stay small (tens of thousands are held at once): the task owns the
+//! socket whole (no reader/writer split), keeps one timer, reads into a small buffer, and writes its
+//! text frames itself (`textframe`) so that no write buffer outlives a burst.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -16,7 +20,7 @@ use futures_util::{SinkExt, StreamExt};
 use governor::{Quota, RateLimiter};
 use hyper::upgrade::{OnUpgrade, Upgraded};
 use hyper_util::rt::TokioIo;
-use tokio::sync::mpsc;
+use tokio::io::AsyncWriteExt;
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
@@ -26,6 +30,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 use tracing::Instrument;
 
 use protocol::{ClientMsg, ErrorCode, ErrorMsg, ServerMsg};
+use room::outbox::{self, Outbox};
 use room::{Connected, RoomHandle};
 
 use crate::app::AppState;
@@ -37,6 +42,7 @@ use crate::telemetry::{
     self, ACT_LATENCY, ACTIONS, CHAT_MESSAGES, CLIENT_LIMITED, CLOSES, LINGER_CUT,
     RATE_LIMIT_CLOSES,
 };
+use crate::textframe;
 
 /// Close codes.
 /// A binary frame: the protocol is JSON text.
@@ -52,9 +58,9 @@ pub const CLOSE_IDLE: u16 = 4002;
 /// After a `redirect` (cluster mode): the client goes to the node named in it.
 pub const CLOSE_NORMAL: u16 = 1000;
 
-/// Room frames written together at most (one write for an event, its ack and the next view).
+/// Room frames written together at most (one write for an event, its ack and the next view), and
+/// bytes: a burst stops growing past either.
 const WRITE_BURST_FRAMES: usize = 64;
-/// Bytes buffered before tungstenite writes even without a flush.
 const WRITE_BURST_BYTES: usize = 16 * 1024;
 /// tungstenite's read buffer, allocated at this capacity up front and kept for the connection's
 /// life (grown only for a longer frame). Client frames are a few hundred bytes at most (an action,
@@ -99,29 +105,31 @@ pub async fn upgrade(State(state): State<AppState>, mut req: Request) -> Respons
     // refused on its header, before any of its payload is read or buffered, and closed with 1009.
     let limit = state.config.limits.max_frame_bytes;
     // Small buffers: tens of thousands of mostly idle connections must stay cheap (tungstenite's
-    // defaults are 128 KiB each way). Frames are written when the connection flushes (below: once
-    // per burst of room frames), or as soon as this many bytes are waiting.
+    // defaults are 128 KiB each way). tungstenite writes only control frames here (text frames
+    // are written by `textframe`), each at once.
     let config = WebSocketConfig::default()
         .max_message_size(Some(limit))
         .max_frame_size(Some(limit))
         .read_buffer_size(READ_BUFFER_BYTES)
-        .write_buffer_size(WRITE_BURST_BYTES);
+        .write_buffer_size(0);
     let on_upgrade = hyper::upgrade::on(&mut req);
-    tokio::spawn(async move {
-        // The 101 answer is written first; a client gone by then is simply gone.
-        let Ok(upgraded) = on_upgrade.await else {
-            return;
-        };
-        let socket =
+    // Every line of this connection carries the room id once it has joined.
+    let span = tracing::info_span!("ws", room = tracing::field::Empty);
+    let mut connection = Connection::new(state, span.clone());
+    let task = async move {
+        let mut socket = {
+            // The 101 answer is written first; a client gone by then is simply gone.
+            let Ok(upgraded) = on_upgrade.await else {
+                return;
+            };
             WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
-                .await;
-        // Every line of this connection carries the room id once it has joined.
-        let span = tracing::info_span!("ws", room = tracing::field::Empty);
-        Connection::new(state, span.clone())
-            .run(socket)
-            .instrument(span)
-            .await;
-    });
+                .await
+        };
+        // By reference: moved into `run`, the connection and its socket would take their room
+        // twice in every connection's task (here and in `run`'s own state).
+        connection.run(&mut socket).await;
+    };
+    tokio::spawn(task.instrument(span));
     let mut response = Response::new(Body::empty());
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let headers = response.headers_mut();
@@ -170,13 +178,11 @@ struct Connection {
     redirected: bool,
 }
 
-fn text(msg: &ServerMsg) -> Message {
-    Message::Text(Utf8Bytes::from(
-        serde_json::to_string(msg).expect("protocol types always serialize"),
-    ))
+fn text(msg: &ServerMsg) -> String {
+    serde_json::to_string(msg).expect("protocol types always serialize")
 }
 
-fn error(code: ErrorCode, message: impl Into<String>, ack: Option<u64>) -> Message {
+fn error(code: ErrorCode, message: impl Into<String>, ack: Option<u64>) -> String {
     telemetry::error_sent(code);
     text(&ServerMsg::Error(ErrorMsg {
         code,
@@ -186,7 +192,7 @@ fn error(code: ErrorCode, message: impl Into<String>, ack: Option<u64>) -> Messa
     }))
 }
 
-async fn recv_opt(rx: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<str>> {
+async fn recv_opt(rx: &mut Option<Outbox>) -> Option<Arc<str>> {
     match rx {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
@@ -231,9 +237,9 @@ impl Connection {
         }
     }
 
-    async fn run(mut self, socket: Socket) {
-        let limits = self.state.config.limits.clone();
-        let timers = self.state.config.timers.clone();
+    async fn run(&mut self, socket: &mut Socket) {
+        let config = self.state.config.clone();
+        let (limits, timers) = (&config.limits, &config.timers);
         let period = Duration::from_millis(limits.rate_period_ms.max(1));
         let burst = NonZeroU32::new(limits.rate_messages.max(1)).expect("at least 1");
         // `burst` messages at once, refilled evenly over the period: at most about
@@ -245,18 +251,20 @@ impl Connection {
 
         let _open = self.state.connections.open();
         let mut stopping = self.state.stopping.clone();
-        let (mut sink, mut stream) = socket.split();
-        let mut outbox: Option<mpsc::Receiver<Arc<str>>> = None;
+        let mut outbox: Option<Outbox> = None;
         let mut last_seen = Instant::now();
         let idle = Duration::from_millis(timers.idle_timeout_ms);
-        let mut ping = tokio::time::interval(Duration::from_millis(timers.ping_interval_ms.max(1)));
-        ping.reset();
-        let join_deadline = tokio::time::sleep(Duration::from_millis(timers.join_timeout_ms));
-        tokio::pin!(join_deadline);
+        let ping_every = Duration::from_millis(timers.ping_interval_ms.max(1));
+        // One timer serves both deadlines: the join deadline until the connection has joined, and
+        // the next ping.
+        let join_by = last_seen + Duration::from_millis(timers.join_timeout_ms);
+        let mut ping_at = last_seen + ping_every;
+        let timer = tokio::time::sleep_until(join_by.min(ping_at));
+        tokio::pin!(timer);
 
         let close = loop {
             tokio::select! {
-                incoming = stream.next() => {
+                incoming = socket.next() => {
                     let msg = match incoming {
                         Some(Ok(msg)) => msg,
                         // Refused on its header: over `limits.max_frame_bytes`.
@@ -281,7 +289,9 @@ impl Connection {
                     // Boxed: joining awaits the room, and that state would otherwise be part of
                     // every idle connection's task for its whole life.
                     if let Some(reply) = Box::pin(self.on_text(data.as_str(), &mut outbox)).await {
-                        if sink.send(reply).await.is_err() {
+                        let mut burst = Vec::new();
+                        textframe::push(&mut burst, &reply);
+                        if write_burst(socket, &burst).await.is_err() {
                             break None;
                         }
                     }
@@ -300,37 +310,40 @@ impl Connection {
                     };
                     // Whatever else the room queued meanwhile (an action's event, its ack, the next
                     // seat's view) leaves in the same write: one syscall per burst, not per frame.
+                    let mut burst = Vec::new();
                     let mut next = Some(frame);
-                    let mut fed = 0;
-                    let mut failed = false;
+                    let mut frames = 0;
                     while let Some(frame) = next.take() {
-                        if sink.feed(Message::Text(Utf8Bytes::from(&*frame))).await.is_err() {
-                            failed = true;
-                            break;
-                        }
+                        textframe::push(&mut burst, &frame);
                         self.on_room_frame(&frame);
-                        fed += 1;
-                        if fed < WRITE_BURST_FRAMES {
-                            next = outbox.as_mut().and_then(|rx| rx.try_recv().ok());
+                        frames += 1;
+                        if frames < WRITE_BURST_FRAMES && burst.len() < WRITE_BURST_BYTES {
+                            next = outbox.as_mut().and_then(Outbox::try_recv);
                         }
                     }
-                    if failed || sink.flush().await.is_err() {
+                    if write_burst(socket, &burst).await.is_err() {
                         break None;
                     }
                 }
                 () = stopping.wait() => {
                     break Some((CLOSE_RESTART, "server restarting: reconnect"));
                 }
-                () = &mut join_deadline, if self.joined.is_none() => {
-                    break Some((CLOSE_JOIN_DEADLINE, "join a room in time"));
-                }
-                _ = ping.tick() => {
-                    if last_seen.elapsed() > idle {
-                        break Some((CLOSE_IDLE, "idle"));
+                () = &mut timer => {
+                    let now = Instant::now();
+                    if self.joined.is_none() && now >= join_by {
+                        break Some((CLOSE_JOIN_DEADLINE, "join a room in time"));
                     }
-                    if sink.send(Message::Ping(Default::default())).await.is_err() {
-                        break None;
+                    if now >= ping_at {
+                        if last_seen.elapsed() > idle {
+                            break Some((CLOSE_IDLE, "idle"));
+                        }
+                        if socket.send(Message::Ping(Default::default())).await.is_err() {
+                            break None;
+                        }
+                        ping_at = now + ping_every;
                     }
+                    let wake = if self.joined.is_none() { join_by.min(ping_at) } else { ping_at };
+                    timer.as_mut().reset(wake);
                 }
             }
         };
@@ -353,23 +366,17 @@ impl Connection {
         }
         // The room first: the seat's absence must not wait for the linger below.
         if let Some((handle, connected)) = self.joined.take() {
-            handle.disconnect(connected.conn).await;
+            Box::pin(handle.disconnect(connected.conn)).await;
         }
         if let Some((code, reason)) = close {
             tracing::debug!(code, reason, "closing the connection");
-            if let Ok(socket) = stream.reunite(sink) {
-                // Boxed: only a closing connection pays for the linger's state.
-                Box::pin(close_lingering(socket, code, reason, &limits)).await;
-            }
+            // Boxed: only a closing connection pays for the linger's state.
+            Box::pin(close_lingering(socket, code, reason, limits)).await;
         }
     }
 
     /// Handle one client frame; a direct reply is returned, room answers arrive via the outbox.
-    async fn on_text(
-        &mut self,
-        data: &str,
-        outbox: &mut Option<mpsc::Receiver<Arc<str>>>,
-    ) -> Option<Message> {
+    async fn on_text(&mut self, data: &str, outbox: &mut Option<Outbox>) -> Option<String> {
         let msg = match ClientMsg::parse(data) {
             Ok(msg) => msg,
             Err((code, message)) => {
@@ -413,7 +420,7 @@ impl Connection {
                         return Some(text(&ServerMsg::Redirect { room, url }));
                     }
                 };
-                let (tx, rx) = mpsc::channel(self.state.room_config.outbox.max(2));
+                let (tx, rx) = outbox::channel(self.state.room_config.outbox.max(2));
                 match handle.connect(token, v, tx).await {
                     Ok(connected) => {
                         self.span.record("room", room.as_str());
@@ -445,7 +452,7 @@ impl Connection {
         }
     }
 
-    async fn forward(&mut self, ack: u64, action: Option<serde_json::Value>) -> Option<Message> {
+    async fn forward(&mut self, ack: u64, action: Option<serde_json::Value>) -> Option<String> {
         let Some((handle, connected)) = &self.joined else {
             return Some(error(ErrorCode::NotJoined, "join a room first", Some(ack)));
         };
@@ -469,11 +476,18 @@ impl Connection {
     }
 }
 
+/// Writes an encoded burst of text frames (`textframe`) to the socket in one write, behind what
+/// tungstenite still owes the client (the pong to a ping it read).
+async fn write_burst(socket: &mut Socket, burst: &[u8]) -> Result<(), ()> {
+    socket.flush().await.map_err(|_| ())?;
+    socket.get_mut().write_all(burst).await.map_err(|_| ())
+}
+
 /// Sends the close frame, then lingers (`linger`): the write side is shut and what the client still
 /// sends is read and dropped for at most `limits.close_linger_ms` and `close_linger_bytes`, so that a
 /// client still writing (an oversized frame's payload, a flood) reads the close code, not a reset.
 async fn close_lingering(
-    mut socket: Socket,
+    socket: &mut Socket,
     code: u16,
     reason: &'static str,
     limits: &crate::config::LimitsSection,

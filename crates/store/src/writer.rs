@@ -465,6 +465,8 @@ impl Task {
     }
 
     fn committed(&self, entries: usize) {
+        metrics::counter!("fourkings_store_commits_total").increment(1);
+        metrics::counter!("fourkings_store_committed_entries_total").increment(entries as u64);
         // Only called while the spool is empty: the database takes writes again.
         self.health.send_modify(|h| {
             h.ready = true;

@@ -66,6 +66,17 @@ async fn writer_records_write_latency_and_queue_depth() {
     );
     let seconds = sample(&text, "fourkings_store_write_seconds_sum").expect(&text);
     assert!(seconds > 0.0 && seconds < 60.0, "{text}");
+    // Entries per commit (group commit at work).
+    assert_eq!(
+        sample(&text, "fourkings_store_commits_total"),
+        Some(committed),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "fourkings_store_committed_entries_total"),
+        Some(20.0),
+        "{text}"
+    );
     let depth = sample(&text, "fourkings_store_queue_depth").expect(&text);
     assert!((0.0..20.0).contains(&depth), "{text}");
 }

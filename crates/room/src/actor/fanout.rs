@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use protocol::{
@@ -16,6 +15,7 @@ use super::{Room, Sub};
 use crate::QUICK_RECONNECTS;
 use crate::dice::DiceStream;
 use crate::handle::{Connected, Reply, RoomError};
+use crate::outbox::OutboxSender;
 use crate::seats::SeatState;
 use secrets::hash_secret;
 
@@ -54,7 +54,7 @@ impl Room {
         &mut self,
         token: Option<String>,
         last_v: Option<u64>,
-        outbox: mpsc::Sender<Arc<str>>,
+        outbox: OutboxSender,
         reply: Reply<Connected>,
     ) {
         let seat = match &token {

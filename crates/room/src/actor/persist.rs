@@ -415,7 +415,7 @@ impl Room {
                 return;
             };
             if let Some(me) = me.upgrade() {
-                let _ = me.send(Cmd::Rated { game_id, changes }).await;
+                let _ = me.send(Box::new(Cmd::Rated { game_id, changes })).await;
             }
         });
     }

@@ -359,7 +359,7 @@ impl Room {
             };
             tokio::time::sleep_until(started + delay).await;
             if let Some(me) = me.upgrade() {
-                let _ = me.send(Cmd::BotMove { v, seat, actions }).await;
+                let _ = me.send(Box::new(Cmd::BotMove { v, seat, actions })).await;
             }
         });
     }
