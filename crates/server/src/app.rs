@@ -307,16 +307,23 @@ impl Application {
             self.header_timeout,
             self.stopping.clone(),
         ));
-        tokio::select! {
-            // Biased: the trigger also ends `serving` at once; the shutdown below must still run.
+        // The trigger also ends `serving` at once, and this select was seen to take the listener's
+        // branch with the stop already set, although biased towards the stop (about 1 run in 50 of
+        // `restart::sigterm_closes_clients_with_1012…`; the runtime was then dropped under the open
+        // connections, which saw no close frame). So an ended listener is asked why it ended.
+        let ended = tokio::select! {
             biased;
-            () = stopping.wait() => {}
-            result = &mut serving => {
-                signals.abort();
+            () = stopping.wait() => None,
+            result = &mut serving => Some(result),
+        };
+        signals.abort();
+        let ended = match ended {
+            // The listener failed on its own: nothing to drain.
+            Some(result) if !self.stopping.is_stopping() => {
                 return result.map_err(std::io::Error::other);
             }
-        }
-        signals.abort();
+            ended => ended,
+        };
         let open = self.connections.count();
         tracing::info!(
             connections = open,
@@ -325,7 +332,10 @@ impl Application {
         let timeout = self.shutdown_timeout;
         let started = tokio::time::Instant::now();
         // The listener stops accepting at once; HTTP requests in flight finish.
-        let served = tokio::time::timeout(timeout, serving).await;
+        let served = match ended {
+            Some(result) => Ok(result),
+            None => tokio::time::timeout(timeout, serving).await,
+        };
         let left = timeout.saturating_sub(started.elapsed());
         let finished = shutdown::finish(&self.connections, self.drain_hooks, left).await;
         match (served, finished) {

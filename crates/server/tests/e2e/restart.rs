@@ -17,6 +17,8 @@ struct Server {
     child: Child,
     addr: SocketAddr,
     lines: Arc<Mutex<Vec<String>>>,
+    /// Reads the server's stdout into `lines` until the pipe closes (the process exited).
+    reader: Option<std::thread::JoinHandle<()>>,
     /// Its own database and spool: the default `data/fourkings.db` would sit in the source tree and
     /// be shared with any other server started from the same directory (two of them migrating one
     /// file at once fail with "table players already exists").
@@ -50,7 +52,7 @@ impl Server {
         let lines = Arc::new(Mutex::new(Vec::new()));
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let stdout = child.stdout.take().unwrap();
-        std::thread::spawn({
+        let reader = std::thread::spawn({
             let lines = lines.clone();
             // Keep reading so the server never blocks on a full pipe.
             move || {
@@ -72,6 +74,7 @@ impl Server {
             child,
             addr,
             lines,
+            reader: Some(reader),
             _data: data,
         }
     }
@@ -84,12 +87,17 @@ impl Server {
         assert!(status.success());
     }
 
-    /// Waits for the exit; its status and how long it took.
+    /// Waits for the exit; its status and how long it took. Every line the process printed is in
+    /// `lines` when this returns (the reader may still be behind when the process exits).
     fn wait_exit(&mut self, limit: Duration) -> (std::process::ExitStatus, Duration) {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                return (status, start.elapsed());
+                let took = start.elapsed();
+                if let Some(reader) = self.reader.take() {
+                    reader.join().expect("the stdout reader ends with the pipe");
+                }
+                return (status, took);
             }
             if start.elapsed() > limit {
                 let _ = self.child.kill();
