@@ -245,34 +245,40 @@ impl Room {
     /// The actor's loop. What a command or a timer does is awaited in a box of its own (allocated
     /// per command, freed after it): inline, the largest of those futures (a join, an action
     /// waiting for the log) would be part of every idle room's task for its whole life.
-    async fn run(mut self, mut rx: mpsc::Receiver<Queued>) {
-        // A rebuilt room may have a CPU or a dice throw to play.
-        Box::pin(self.drive()).await;
-        loop {
-            if self.stopped {
-                // Close the command channel before the outboxes, so that a connection that sees its
-                // outbox end also sees the room gone (and says "reconnect elsewhere", not "too slow").
-                rx.close();
-                self.subs.clear();
-                tracing::info!(room = %self.id, "room stopped: another node serves it now");
-                return;
-            }
-            let wake = self.next_wake();
-            tokio::select! {
-                cmd = rx.recv() => match cmd {
-                    Some(cmd) => Box::pin(self.handle(*cmd)).await,
-                    None => break,
-                },
-                _ = sleep_until_opt(wake) => {
-                    if self.idle_expired() {
-                        self.log.room_closed(&self.id);
-                        break;
+    ///
+    /// An `async move` block rather than an `async fn`: an `async fn` keeps its arguments in the
+    /// task twice (as arguments, then moved into the body's locals), and the room is most of an idle
+    /// room's task; the block's captured room is used where it lies.
+    fn run(mut self, mut rx: mpsc::Receiver<Queued>) -> impl Future<Output = ()> + Send {
+        async move {
+            // A rebuilt room may have a CPU or a dice throw to play.
+            Box::pin(self.drive()).await;
+            loop {
+                if self.stopped {
+                    // Close the command channel before the outboxes, so that a connection that sees its
+                    // outbox end also sees the room gone (and says "reconnect elsewhere", not "too slow").
+                    rx.close();
+                    self.subs.clear();
+                    tracing::info!(room = %self.id, "room stopped: another node serves it now");
+                    return;
+                }
+                let wake = self.next_wake();
+                tokio::select! {
+                    cmd = rx.recv() => match cmd {
+                        Some(cmd) => Box::pin(self.handle(*cmd)).await,
+                        None => break,
+                    },
+                    _ = sleep_until_opt(wake) => {
+                        if self.idle_expired() {
+                            self.log.room_closed(&self.id);
+                            break;
+                        }
+                        Box::pin(self.on_timer()).await;
                     }
-                    Box::pin(self.on_timer()).await;
                 }
             }
+            tracing::debug!(room = %self.id, "room closed");
         }
-        tracing::debug!(room = %self.id, "room closed");
     }
 
     /// Appends a record to the room's own log and waits until it is durable.
@@ -339,5 +345,49 @@ impl Room {
             }
             Cmd::Stop => self.stopped = true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use protocol::{GameKind, TurnTime};
+
+    use super::*;
+    use crate::bot::BotConfig;
+    use crate::log::MemoryLog;
+
+    #[test]
+    fn an_idle_rooms_task_holds_its_room_once() {
+        let config = Arc::new(RoomConfig::default());
+        let (tx, rx) = mpsc::channel(config.commands.max(1));
+        let settings = RoomSettings {
+            game: GameKind::Chaturaji,
+            options: crate::game::TableGame::normalize_options(
+                GameKind::Chaturaji,
+                &serde_json::json!({}),
+            )
+            .unwrap(),
+            turn_time: TurnTime::None,
+            rated: false,
+            public: false,
+            spectator_chat: false,
+        };
+        let room = Room::new(
+            Arc::from("r"),
+            settings,
+            String::new(),
+            config,
+            Arc::new(MemoryLog::default()),
+            BotPool::new(BotConfig::default()),
+            &tx,
+        );
+        let room_bytes = std::mem::size_of::<Room>();
+        let task = room.run(rx);
+        let task_bytes = std::mem::size_of_val(&task);
+        // The room, the command receiver, the sleep and the select's state; not a second room.
+        assert!(
+            task_bytes < room_bytes + room_bytes / 2,
+            "the room's task is {task_bytes} bytes for a room of {room_bytes}"
+        );
     }
 }

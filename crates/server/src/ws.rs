@@ -63,10 +63,10 @@ pub const CLOSE_NORMAL: u16 = 1000;
 const WRITE_BURST_FRAMES: usize = 64;
 const WRITE_BURST_BYTES: usize = 16 * 1024;
 /// tungstenite's read buffer, allocated at this capacity up front and kept for the connection's
-/// life (grown only for a longer frame). Client frames are a few hundred bytes at most (an action,
-/// a chat line; `limits.max_frame_bytes` bounds them): 4 KiB here was a third of an idle
-/// connection's memory (docs/benchmarks.md).
-const READ_BUFFER_BYTES: usize = 512;
+/// life (grown only for a longer frame). Client frames are about a hundred bytes (an action, a
+/// ping; a chat line a few hundred, `limits.max_frame_bytes` bounds them all): 4 KiB here was a
+/// third of an idle connection's memory (docs/benchmarks.md).
+const READ_BUFFER_BYTES: usize = 256;
 
 /// A WebSocket over the upgraded HTTP connection. The upgrade is done here rather than by axum's
 /// extractor so that the connection's end can reach the socket under the WebSocket (see `linger`).

@@ -226,7 +226,7 @@ async fn a_flood_closes_with_1008_and_an_oversized_frame_with_1009() {
 async fn a_frame_longer_than_the_read_buffer_but_within_the_limit_is_read_whole() {
     let addr = start(test_config()).await;
     let mut c = Client::connect(addr).await;
-    // About eight times the connection's 512-byte read buffer, under `max_frame_bytes` (4,096):
+    // About sixteen times the connection's 256-byte read buffer, under `max_frame_bytes` (4,096):
     // the buffer grows for it, and the frames after it still parse.
     // Padded with whitespace: a ping has no other field to carry the length.
     c.send_text(format!("{{\"t\":\"ping\",\"n\":3{}}}", " ".repeat(4000)))
