@@ -6,7 +6,7 @@
 //! (what it can still lose, and what it captures with); the value is one's worth against the field.
 
 use rules::Seat;
-use rules::fourchess::{EndReason, Kind, Mode, Node, Owner, Position, Square};
+use rules::fourchess::{AttackMap, EndReason, Kind, Mode, Node, Owner, Position, Square};
 
 /// Large enough to dominate every material count, small enough for mate-distance arithmetic.
 pub const WIN: i32 = 1_000_000;
@@ -100,9 +100,62 @@ fn centrality(sq: Square) -> i32 {
     (26 - df - dr) / 2
 }
 
+/// What the evaluation looks at beyond material, placement and the pawn shield.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Terms {
+    /// Teams: enemy attacks around each king ([`king_attack_units`]), the hard level's only: easy's
+    /// and medium's rating anchors were measured without it.
+    pub king_attacks: bool,
+}
+
+impl Terms {
+    pub(crate) const PLAIN: Terms = Terms {
+        king_attacks: false,
+    };
+    pub(crate) const HARD: Terms = Terms { king_attacks: true };
+}
+
+/// King danger per squared attack unit (see [`king_attack_units`]): 4 for one enemy piece on one
+/// square by the king, 324 for the two enemy seats on three squares each; squared because attacks
+/// from both enemy seats, which move one after the other, are what mates (issue 21: most of hard's
+/// losses to 4pchess are mates).
+const KING_ATTACK_UNIT: i32 = 4;
+/// At most a rook's worth: uncapped, an exposed king was worth more than the queen exposing it, and
+/// hard gave its queen for a pawn with check (the tactics suite's issue-22 position, where the checked
+/// king takes the queen and stands in the open).
+const KING_ATTACK_CAP: i32 = 500;
+
+/// Enemy attacks on the king's square and the squares around it: one unit per square and enemy seat
+/// (two if that seat attacks it twice), half as much again when both enemy seats take part.
+fn king_attack_units(map: &AttackMap, seat: Seat, king: Square) -> i32 {
+    let (f, r) = (king.file() as i32, king.rank() as i32);
+    let mut units = 0;
+    let mut seats = 0;
+    for enemy in [seat.next(), seat.next().opposite()] {
+        let mut n = 0;
+        for df in -1..=1 {
+            for dr in -1..=1 {
+                let Some(sq) = u8::try_from(f + df)
+                    .ok()
+                    .zip(u8::try_from(r + dr).ok())
+                    .and_then(|(file, rank)| Square::new(file, rank))
+                else {
+                    continue;
+                };
+                if map.attacks(enemy, sq) {
+                    n += 1 + i32::from(map.attacks_twice(enemy, sq));
+                }
+            }
+        }
+        seats += i32::from(n > 0);
+        units += n;
+    }
+    if seats == 2 { units + units / 2 } else { units }
+}
+
 /// Placement and material of every seat's live pieces, in centipawns, less each live king's danger
 /// (its pawn shield and the enemy queens near it).
-fn seat_material(node: &Node) -> [i32; 4] {
+fn seat_material(node: &Node, terms: &Terms) -> [i32; 4] {
     let pos = node.position();
     let mode = pos.mode();
     // Pawns promote on rank 11 in Teams (10 steps), at the middle in FFA (6 steps).
@@ -144,16 +197,26 @@ fn seat_material(node: &Node) -> [i32; 4] {
             sum[seat.index()] -= king_shield(pos, seat, king);
         }
     }
+    if terms.king_attacks && mode == Mode::Teams {
+        let map = AttackMap::new(pos);
+        for (i, king) in kings.iter().enumerate() {
+            if let Some(king) = king {
+                let units = king_attack_units(&map, Seat::from_index(i), *king);
+                sum[i] -= (KING_ATTACK_UNIT * units * units).min(KING_ATTACK_CAP);
+            }
+        }
+    }
     sum
 }
 
 /// The value of `node` for `me`: higher is better. Terminal positions score ±[`WIN`] (Teams) or by
 /// the final standings (FFA).
-pub(crate) fn evaluate(node: &Node, me: Seat) -> i32 {
+/// `terms`: [`Terms::HARD`] for the hard level, [`Terms::PLAIN`] for the others.
+pub(crate) fn evaluate(node: &Node, me: Seat, terms: &Terms) -> i32 {
     if let Some(end) = node.end() {
         return terminal(node, end, me);
     }
-    let material = seat_material(node);
+    let material = seat_material(node, terms);
     match node.mode() {
         Mode::Teams => {
             let mine = material[me.index()] + material[me.opposite().index()];
@@ -249,8 +312,8 @@ mod tests {
     /// same push in the centre; the old evaluation paid both the same advance bonus.
     #[test]
     fn pushing_the_kings_shield_costs_king_safety() {
-        let shield = evaluate(&after(&["h2-h4"]), Seat::Red);
-        let centre = evaluate(&after(&["e2-e4"]), Seat::Red);
+        let shield = evaluate(&after(&["h2-h4"]), Seat::Red, &Terms::PLAIN);
+        let centre = evaluate(&after(&["e2-e4"]), Seat::Red, &Terms::PLAIN);
         assert!(shield < centre, "{shield} vs {centre}");
     }
 
@@ -268,9 +331,34 @@ mod tests {
             let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
             Node::new(&Game::from_setup(Options::default(), setup).unwrap())
         };
-        let near = evaluate(&game("h3"), Seat::Red);
-        let far = evaluate(&game("h8"), Seat::Red);
+        let near = evaluate(&game("h3"), Seat::Red, &Terms::PLAIN);
+        let far = evaluate(&game("h8"), Seat::Red, &Terms::PLAIN);
         assert!(near < far - 50, "{near} vs {far}");
+    }
+
+    fn teams(to_move: Seat, pieces: &[(&str, &str)]) -> Node {
+        let kings = [("h1", "rK"), ("a7", "bK"), ("g14", "yK"), ("n8", "gK")];
+        let all: Vec<(&str, &str)> = kings.iter().chain(pieces).copied().collect();
+        let setup = Setup::from_pieces(Mode::Teams, to_move, &all).unwrap();
+        Node::new(&Game::from_setup(Options::default(), setup).unwrap())
+    }
+
+    /// Enemy rooks on the files beside Red's king (both enemy seats) cost king safety beyond what the
+    /// same rooks cost further away.
+    #[test]
+    fn enemy_attacks_around_the_king_cost_king_safety() {
+        let near = [("g8", "bR"), ("i8", "gR")];
+        let far = [("e8", "bR"), ("k8", "gR")];
+        let diff = |terms: &Terms| {
+            evaluate(&teams(Seat::Blue, &near), Seat::Red, terms)
+                - evaluate(&teams(Seat::Blue, &far), Seat::Red, terms)
+        };
+        assert!(
+            diff(&Terms::HARD) < diff(&Terms::PLAIN) - 50,
+            "{} vs {}",
+            diff(&Terms::HARD),
+            diff(&Terms::PLAIN)
+        );
     }
 
     #[test]
@@ -282,7 +370,9 @@ mod tests {
             };
             let node = Node::new(&Game::new(options, Seat::Red).unwrap());
             for seat in Seat::ALL {
-                assert_eq!(evaluate(&node, seat), 0, "{mode:?} {seat:?}");
+                for terms in [Terms::PLAIN, Terms::HARD] {
+                    assert_eq!(evaluate(&node, seat, &terms), 0, "{mode:?} {seat:?}");
+                }
             }
         }
     }

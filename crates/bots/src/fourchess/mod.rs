@@ -11,7 +11,7 @@ use crate::budget::{Budget, Clock, Meter};
 use crate::level::{Level, budget};
 use crate::rng::Rng;
 use crate::{BotError, Choice};
-use eval::piece_value;
+use eval::{Terms, piece_value};
 use rules::Seat;
 use rules::fourchess::{Action, Game, Kind, Move, Node};
 use search::{Depths, Searcher};
@@ -23,18 +23,21 @@ fn depths(level: Level) -> Depths {
             quiescence: 2,
             table_bits: 12,
             pruning: false,
+            terms: Terms::PLAIN,
         },
         Level::Medium => Depths {
             max_depth: 3,
             quiescence: 4,
             table_bits: 16,
             pruning: false,
+            terms: Terms::PLAIN,
         },
         _ => Depths {
             max_depth: 12,
             quiescence: 6,
             table_bits: 18,
             pruning: true,
+            terms: Terms::HARD,
         },
     }
 }

@@ -14,7 +14,7 @@
 //! (the rule waits for the third: a line that repeats once can repeat again, so its value is the
 //! draw's), and only the line from the root is looked at, not the game's positions before the root.
 
-use super::eval::{WIN, evaluate, piece_value, repetition_draw};
+use super::eval::{Terms, WIN, evaluate, piece_value, repetition_draw};
 use crate::budget::Meter;
 use rules::Seat;
 use rules::fourchess::{Kind, Mode, Move, Node, Owner, Square};
@@ -89,6 +89,8 @@ pub(crate) struct Depths {
     /// Principal-variation search with late-move reductions, null-move pruning and check extensions
     /// (see [`Searcher::search`]); off, a plain alpha-beta searches every move to full depth.
     pub pruning: bool,
+    /// What the evaluation looks at ([`Terms::PLAIN`] below hard).
+    pub terms: Terms,
 }
 
 pub(crate) struct Searcher<'m, 'c> {
@@ -144,6 +146,10 @@ impl<'m, 'c> Searcher<'m, 'c> {
         }
     }
 
+    fn evaluate(&self, node: &Node) -> i32 {
+        evaluate(node, self.me, &self.depths.terms)
+    }
+
     fn ours(&self, seat: Seat) -> bool {
         seat == self.me || (self.mode == Mode::Teams && seat == self.me.opposite())
     }
@@ -154,7 +160,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
     pub(crate) fn root(&mut self, root: &Node, mut root_moves: Vec<Move>) -> (Move, u32, i32) {
         let mut best = root_moves[0];
         let mut reached = 0;
-        let mut score = evaluate(root, self.me);
+        let mut score = self.evaluate(root);
         for depth in 1..=self.depths.max_depth {
             if let Some(pos) = root_moves.iter().position(|&m| m == best) {
                 let m = root_moves.remove(pos);
@@ -256,7 +262,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
     }
 
     fn terminal(&self, node: &Node, ply: usize) -> i32 {
-        let v = evaluate(node, self.me);
+        let v = self.evaluate(node);
         // Prefer quicker wins and slower losses.
         if v >= WIN / 2 {
             v - ply as i32
@@ -410,7 +416,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
         beta: i32,
         maximising: bool,
     ) -> Option<Option<i32>> {
-        let stand = evaluate(node, self.me);
+        let stand = self.evaluate(node);
         let ahead = if maximising {
             stand >= beta + NULL_MOVE_MARGIN && beta < WIN / 2
         } else {
@@ -455,7 +461,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
         let Some(mover) = node.to_move() else {
             return Some(self.terminal(node, ply));
         };
-        let stand = evaluate(node, self.me);
+        let stand = self.evaluate(node);
         let checked = node.in_check(mover);
         if (left <= 0 && !checked) || left <= -CHECK_EVASION_PLIES || ply >= MAX_PLY - 1 {
             return Some(stand);
@@ -621,13 +627,14 @@ mod tests {
         let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
         let node = Node::new(&Game::from_setup(Options::default(), setup).unwrap());
         assert!(node.in_check(Seat::Red));
-        let stand = evaluate(&node, Seat::Red);
+        let stand = evaluate(&node, Seat::Red, &Terms::PLAIN);
         let mut meter = Meter::new(Budget::nodes(100_000), &NoClock);
         let depths = Depths {
             max_depth: 1,
             quiescence: 4,
             table_bits: 10,
             pruning: false,
+            terms: Terms::PLAIN,
         };
         let mut searcher = Searcher::new(&node, Seat::Red, &mut meter, depths);
         let v = searcher.quiesce(&node, 0, -WIN - 1, WIN + 1, 4).unwrap();
@@ -663,6 +670,7 @@ mod tests {
                     quiescence: 6,
                     table_bits: 16,
                     pruning,
+                    terms: Terms::PLAIN,
                 };
                 let mut searcher = Searcher::new(&node, seat, &mut meter, depths);
                 searcher.root(&node, moves.clone())

@@ -2,8 +2,10 @@
 
 use crate::Seat;
 
+use super::attacks::{AttackMap, for_each_attacker, is_attacked};
 use super::fen4::{Setup, parse_fen4, to_fen4};
 use super::game::{Action, Game};
+use super::geometry::Square;
 use super::movegen::legal_moves;
 use super::moves::Move;
 use super::options::{Mode, Options};
@@ -69,6 +71,31 @@ fn check_position(pos: &Position, seen: &mut Seen) {
     );
     assert_eq!(back.points, [1, 2, 3, 4]);
     assert_eq!(back.ply_clock, 7);
+    check_attack_map(pos);
+}
+
+/// F.9: the attack map agrees with the move generator's attack detection on every square, for every
+/// seat, and counts two attackers where the attacker scan finds two.
+fn check_attack_map(pos: &Position) {
+    let map = AttackMap::new(pos);
+    for sq in Square::all() {
+        for seat in Seat::ALL {
+            let owners = 1 << seat as u32;
+            let attacked = is_attacked(&pos.board, sq.0, owners, &pos.occ[seat.index()], sq.0);
+            assert_eq!(
+                map.attacks(seat, sq),
+                attacked,
+                "{seat:?} on {sq} in {pos:?}"
+            );
+            let mut count = 0;
+            for_each_attacker(&pos.board, sq.0, owners, |_, _| count += 1);
+            assert_eq!(
+                map.attacks_twice(seat, sq),
+                count >= 2,
+                "{seat:?} twice on {sq} in {pos:?}"
+            );
+        }
+    }
 }
 
 /// Pawns two steps from their Teams promotion line, plus kings and knights.
