@@ -248,7 +248,9 @@ impl Room {
     ///
     /// An `async move` block rather than an `async fn`: an `async fn` keeps its arguments in the
     /// task twice (as arguments, then moved into the body's locals), and the room is most of an idle
-    /// room's task; the block's captured room is used where it lies.
+    /// room's task; the block's captured room is used where it lies (hence clippy's
+    /// `manual_async_fn` is allowed here: the `async fn` it suggests is the larger task).
+    #[allow(clippy::manual_async_fn)]
     fn run(mut self, mut rx: mpsc::Receiver<Queued>) -> impl Future<Output = ()> + Send {
         async move {
             // A rebuilt room may have a CPU or a dice throw to play.
