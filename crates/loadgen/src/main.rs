@@ -193,6 +193,12 @@ async fn join(url: &str, room: &str, token: &str) -> anyhow::Result<(Ws, Value)>
 /// When play stops; unset until the parent says go.
 type Stop = Arc<OnceLock<Instant>>;
 
+/// WebSocket handshakes and joins in flight at once, per process. Thousands at once on a busy
+/// machine left some waiting longer than the server's header timeout or join deadline, and the server
+/// rightly closed them (`fourkings_http_timeouts_total`, `join_deadline` closes): the setup of
+/// 19,900 connections then held ~18,000.
+const JOINS_AT_ONCE: usize = 64;
+
 /// One seat: join, act on every current view at the room's slot, measure act→event. Returns the
 /// latencies it measured (microseconds).
 async fn seat(
@@ -203,8 +209,12 @@ async fn seat(
     host_token: Option<String>,
     next_slot: Arc<Mutex<Instant>>,
     stop: Stop,
+    joining: Arc<tokio::sync::Semaphore>,
 ) -> anyhow::Result<Vec<u64>> {
-    let (mut ws, welcome) = join(&format!("ws://{}/ws", args.addr), &room, &token).await?;
+    let (mut ws, welcome) = {
+        let _turn = joining.acquire().await?;
+        join(&format!("ws://{}/ws", args.addr), &room, &token).await?
+    };
     counters.connections.fetch_add(1, Ordering::Relaxed);
     let cadence = Duration::from_millis(args.cadence_ms);
     let mut latencies = Vec::new();
@@ -354,6 +364,7 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
     let stop: Stop = Arc::new(OnceLock::new());
     let mut tasks = Vec::new();
     let mut slots = Vec::new();
+    let joining = Arc::new(tokio::sync::Semaphore::new(JOINS_AT_ONCE));
     for (room, host_token, tokens) in &rooms {
         let slot = Arc::new(Mutex::new(Instant::now()));
         slots.push(slot.clone());
@@ -366,6 +377,7 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
                 (i == 0).then(|| host_token.clone()),
                 slot.clone(),
                 stop.clone(),
+                joining.clone(),
             )));
         }
     }
