@@ -197,7 +197,7 @@ type Stop = Arc<OnceLock<Instant>>;
 /// machine left some waiting longer than the server's header timeout or join deadline, and the server
 /// rightly closed them (`fourkings_http_timeouts_total`, `join_deadline` closes): the setup of
 /// 19,900 connections then held ~18,000.
-const JOINS_AT_ONCE: usize = 64;
+static JOINING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(64);
 
 /// One seat: join, act on every current view at the room's slot, measure act→event. Returns the
 /// latencies it measured (microseconds).
@@ -209,10 +209,9 @@ async fn seat(
     host_token: Option<String>,
     next_slot: Arc<Mutex<Instant>>,
     stop: Stop,
-    joining: Arc<tokio::sync::Semaphore>,
 ) -> anyhow::Result<Vec<u64>> {
     let (mut ws, welcome) = {
-        let _turn = joining.acquire().await?;
+        let _turn = JOINING.acquire().await?;
         join(&format!("ws://{}/ws", args.addr), &room, &token).await?
     };
     counters.connections.fetch_add(1, Ordering::Relaxed);
@@ -364,7 +363,6 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
     let stop: Stop = Arc::new(OnceLock::new());
     let mut tasks = Vec::new();
     let mut slots = Vec::new();
-    let joining = Arc::new(tokio::sync::Semaphore::new(JOINS_AT_ONCE));
     for (room, host_token, tokens) in &rooms {
         let slot = Arc::new(Mutex::new(Instant::now()));
         slots.push(slot.clone());
@@ -377,7 +375,6 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
                 (i == 0).then(|| host_token.clone()),
                 slot.clone(),
                 stop.clone(),
-                joining.clone(),
             )));
         }
     }
