@@ -7,7 +7,6 @@
 //! socket whole (no reader/writer split), keeps one timer, reads into a small buffer, and writes its
 //! text frames itself (`textframe`) so that no write buffer outlives a burst.
 
-use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
@@ -104,24 +103,25 @@ pub async fn upgrade(State(state): State<AppState>, mut req: Request) -> Respons
     // The protocol limit is the transport limit: a frame (or a message) over `max_frame_bytes` is
     // refused on its header, before any of its payload is read or buffered, and closed with 1009.
     let limit = state.config.limits.max_frame_bytes;
-    // Small buffers: tens of thousands of mostly idle connections must stay cheap (tungstenite's
-    // defaults are 128 KiB each way). tungstenite writes only control frames here (text frames
-    // are written by `textframe`), each at once.
-    let config = WebSocketConfig::default()
-        .max_message_size(Some(limit))
-        .max_frame_size(Some(limit))
-        .read_buffer_size(READ_BUFFER_BYTES)
-        .write_buffer_size(0);
     let on_upgrade = hyper::upgrade::on(&mut req);
     // Every line of this connection carries the room id once it has joined.
     let span = tracing::info_span!("ws", room = tracing::field::Empty);
-    let mut connection = Connection::new(state, span.clone());
+    let mut connection = Connection::new(state);
     let task = async move {
         let mut socket = {
             // The 101 answer is written first; a client gone by then is simply gone.
             let Ok(upgraded) = on_upgrade.await else {
                 return;
             };
+            // Small buffers: tens of thousands of mostly idle connections must stay cheap
+            // (tungstenite's defaults are 128 KiB each way). tungstenite writes only control frames
+            // here (text frames are written by `textframe`), each at once. Made here rather than
+            // captured: what the task captures, it keeps for its whole life.
+            let config = WebSocketConfig::default()
+                .max_message_size(Some(limit))
+                .max_frame_size(Some(limit))
+                .read_buffer_size(READ_BUFFER_BYTES)
+                .write_buffer_size(0);
             WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
                 .await
         };
@@ -171,9 +171,9 @@ fn accept_key(method: &Method, headers: &HeaderMap) -> Result<HeaderValue, &'sta
 struct Connection {
     state: AppState,
     joined: Option<(RoomHandle, Connected)>,
-    span: tracing::Span,
     /// When each action still waiting for its ack or error arrived (act→answer latency).
-    pending: HashMap<u64, Instant>,
+    /// (ack id, arrival); a few at a time, so a list (an empty `HashMap` is twice the size).
+    pending: Vec<(u64, Instant)>,
     /// A `redirect` was sent: close once it is out.
     redirected: bool,
 }
@@ -200,12 +200,11 @@ async fn recv_opt(rx: &mut Option<Outbox>) -> Option<Arc<str>> {
 }
 
 impl Connection {
-    fn new(state: AppState, span: tracing::Span) -> Connection {
+    fn new(state: AppState) -> Connection {
         Connection {
             state,
             joined: None,
-            span,
-            pending: HashMap::new(),
+            pending: Vec::new(),
             redirected: false,
         }
     }
@@ -232,7 +231,10 @@ impl Connection {
         if let Some(code) = answer.code {
             telemetry::error_sent(code);
         }
-        if let Some(at) = answer.ack.and_then(|ack| self.pending.remove(&ack)) {
+        let answered = answer
+            .ack
+            .and_then(|ack| self.pending.iter().position(|(id, _)| *id == ack));
+        if let Some(at) = answered.map(|i| self.pending.swap_remove(i).1) {
             metrics::histogram!(ACT_LATENCY).record(at.elapsed());
         }
     }
@@ -253,12 +255,13 @@ impl Connection {
         let mut stopping = self.state.stopping.clone();
         let mut outbox: Option<Outbox> = None;
         let mut last_seen = Instant::now();
-        let idle = Duration::from_millis(timers.idle_timeout_ms);
-        let ping_every = Duration::from_millis(timers.ping_interval_ms.max(1));
+        // Read from the config where used, not kept as locals: each is 16 bytes of every idle task.
+        let idle = || Duration::from_millis(timers.idle_timeout_ms);
+        let ping_every = || Duration::from_millis(timers.ping_interval_ms.max(1));
         // One timer serves both deadlines: the join deadline until the connection has joined, and
         // the next ping.
         let join_by = last_seen + Duration::from_millis(timers.join_timeout_ms);
-        let mut ping_at = last_seen + ping_every;
+        let mut ping_at = last_seen + ping_every();
         let timer = tokio::time::sleep_until(join_by.min(ping_at));
         tokio::pin!(timer);
 
@@ -334,13 +337,13 @@ impl Connection {
                         break Some((CLOSE_JOIN_DEADLINE, "join a room in time"));
                     }
                     if now >= ping_at {
-                        if last_seen.elapsed() > idle {
+                        if last_seen.elapsed() > idle() {
                             break Some((CLOSE_IDLE, "idle"));
                         }
                         if socket.send(Message::Ping(Default::default())).await.is_err() {
                             break None;
                         }
-                        ping_at = now + ping_every;
+                        ping_at = now + ping_every();
                     }
                     let wake = if self.joined.is_none() { join_by.min(ping_at) } else { ping_at };
                     timer.as_mut().reset(wake);
@@ -423,7 +426,8 @@ impl Connection {
                 let (tx, rx) = outbox::channel(self.state.room_config.outbox.max(2));
                 match handle.connect(token, v, tx).await {
                     Ok(connected) => {
-                        self.span.record("room", room.as_str());
+                        // The task runs inside its `ws` span.
+                        tracing::Span::current().record("room", room.as_str());
                         tracing::debug!(seat = ?connected.seat, "joined");
                         self.joined = Some((handle, connected));
                         *outbox = Some(rx);
@@ -465,7 +469,8 @@ impl Connection {
                     // Answers never came (cannot happen with the room as it is): forget them.
                     self.pending.clear();
                 }
-                self.pending.insert(ack, received);
+                self.pending.retain(|(id, _)| *id != ack);
+                self.pending.push((ack, received));
                 None
             }
             Err(e) => {

@@ -82,8 +82,11 @@ async fn metrics_after_a_short_game() {
     }
     let (status, v) = host(addr, &room, "start", &host_token).await;
     assert_eq!(status, 200, "{v}");
+    // Three actions of red's unless the CPU players mate red first (the easy level can, within 12
+    // plies): the checks below count what red did.
     let (_, acked) = player.await.unwrap();
-    assert_eq!(acked, 3);
+    assert!((1..=3).contains(&acked), "{acked}");
+    let acked = acked as f64;
 
     // Errors by code: one on the WebSocket, one over REST.
     let mut bad = Client::connect(addr).await;
@@ -123,9 +126,9 @@ async fn metrics_after_a_short_game() {
     // Counters and histograms are process-wide (other tests run servers in this process too): at
     // least what this test did.
     assert!(get("fourkings_connections") >= 1.0, "`bad` is still open");
-    assert!(get("fourkings_actions_total") >= 3.0);
+    assert!(get("fourkings_actions_total") >= acked);
     let acts = get("fourkings_act_latency_seconds_count");
-    assert!(acts >= 3.0);
+    assert!(acts >= acked);
     let act_sum = get("fourkings_act_latency_seconds_sum");
     assert!(
         act_sum > 0.0 && act_sum / acts < 5.0,
@@ -137,7 +140,8 @@ async fn metrics_after_a_short_game() {
     );
     let bot_thoughts = series_sum(&text, "fourkings_bot_think_seconds_count")
         .unwrap_or_else(|| panic!("no bot think time in:\n{text}"));
-    assert!(bot_thoughts >= 9.0, "{bot_thoughts}");
+    // Three CPU moves after each of red's but perhaps the last.
+    assert!(bot_thoughts >= 3.0 * (acked - 1.0), "{bot_thoughts}");
     assert!(get(r#"fourkings_errors_total{code="bad_json"}"#) >= 1.0);
     assert!(get(r#"fourkings_errors_total{code="unknown_room"}"#) >= 1.0);
     assert!(get("fourkings_rate_limit_closes_total") >= 1.0);
