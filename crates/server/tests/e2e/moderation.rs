@@ -273,15 +273,7 @@ async fn an_absent_players_seat_is_handed_to_the_cpu_and_played_to_the_end() {
     let (over, _) = play_seat(addr, room.clone(), ann).await;
     let standings = over["event"]["outcome"]["standings"].as_array().unwrap();
     assert!(standings.iter().any(|s| s["seat"] == "blue"), "{over}");
-    let mut record = Value::Null;
-    for _ in 0..100 {
-        let (status, body) = http(addr, "GET", &format!("/games/{room}-1"), None, None).await;
-        if status == 200 {
-            record = body["record"].clone();
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let record = game_record(addr, &format!("{room}-1")).await["record"].clone();
     let blue = &record["seats"][1];
     assert_eq!(
         blue["name"], "Bo",

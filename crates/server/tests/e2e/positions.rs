@@ -120,17 +120,8 @@ async fn finished_games_replay_from_the_store_exactly_as_played_both_games() {
     ] {
         let (room, acted) = watched_cpu_game(addr, body.clone()).await;
         let game = format!("{room}-1");
-        // The record is written just after `game_over`.
-        let mut record = Value::Null;
-        for _ in 0..100 {
-            let (status, body) = http(addr, "GET", &format!("/games/{game}"), None, None).await;
-            if status == 200 {
-                record = body["record"].clone();
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        assert!(record.is_object(), "{game} was not recorded");
+        let record = game_record(addr, &game).await["record"].clone();
+        assert!(record.is_object(), "{game}: no record");
         let (status, all) =
             http(addr, "GET", &format!("/games/{game}/positions"), None, None).await;
         assert_eq!(status, 200, "{all}");

@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 use store::{FinishedGame, NewRoom, SeatPlayer};
 
 use crate::play::{Seen, act, pump};
-use crate::support::{Client, create_room, host, http, post, start, start_with_store, test_config};
+use crate::support::{
+    Client, create_room, game_record, host, http, post, start, start_with_store, test_config,
+};
 
 /// A new player identity: (id, secret).
 async fn new_player(addr: SocketAddr, name: &str) -> (String, String) {
@@ -52,18 +54,6 @@ async fn play_moves_to_end(c: &mut Client, seen: &mut Seen, next_ack: &mut u64) 
             .clone();
         act(c, seen, next_ack, action).await;
     }
-}
-
-/// A finished game's record, once it has been written (it is written after the game's end).
-async fn game_record(addr: SocketAddr, game_id: &str) -> Value {
-    for _ in 0..100 {
-        let (status, body) = http(addr, "GET", &format!("/games/{game_id}"), None, None).await;
-        if status == 200 {
-            return body;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("game {game_id} was not recorded in time");
 }
 
 /// Resigns the client's seat and reads until its game is over.

@@ -137,6 +137,18 @@ pub async fn join_seat(addr: SocketAddr, room: &str, name: &str) -> (String, Str
     )
 }
 
+/// A finished game's document from `GET /games/{id}`, once written (just after its `game_over`).
+pub async fn game_record(addr: SocketAddr, game_id: &str) -> Value {
+    for _ in 0..100 {
+        let (status, body) = http(addr, "GET", &format!("/games/{game_id}"), None, None).await;
+        if status == 200 {
+            return body;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("game {game_id} was not recorded in time");
+}
+
 pub async fn host(addr: SocketAddr, room: &str, what: &str, token: &str) -> (u16, Value) {
     post(
         addr,
