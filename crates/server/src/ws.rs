@@ -255,7 +255,8 @@ impl Connection {
         let mut stopping = self.state.stopping.clone();
         let mut outbox: Option<Outbox> = None;
         let mut last_seen = Instant::now();
-        // Read from the config where used, not kept as locals: each is 16 bytes of every idle task.
+        // Closures over the config (8 bytes each) rather than two `Duration`s (16 each): these live
+        // in every idle connection's task.
         let idle = || Duration::from_millis(timers.idle_timeout_ms);
         let ping_every = || Duration::from_millis(timers.ping_interval_ms.max(1));
         // One timer serves both deadlines: the join deadline until the connection has joined, and
