@@ -33,7 +33,6 @@ pub use persist::{StoredRoom, restore};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use protocol::{Actor, ErrorCode, Event, Seat};
@@ -46,6 +45,7 @@ use crate::handle::{Cmd, Queued, RoomError, RoomHandle};
 use crate::history::History;
 use crate::log::{ActionLog, EntryKind, LogEntry, LogError};
 use crate::outbox::OutboxSender;
+use crate::queue;
 use crate::record::RecordedAction;
 use crate::seats::SeatState;
 use crate::{RoomConfig, RoomSettings};
@@ -63,7 +63,7 @@ pub async fn create(
     log: Arc<dyn ActionLog>,
     bot: Arc<BotPool>,
 ) -> Result<RoomHandle, RoomError> {
-    let (tx, rx) = mpsc::channel(config.commands.max(1));
+    let (tx, rx) = queue::channel(config.commands.max(1));
     let mut room = Room::new(
         Arc::from(id),
         settings,
@@ -152,7 +152,7 @@ struct Room {
     log: Arc<dyn ActionLog>,
     bot: Arc<BotPool>,
     /// To send CPU moves back to ourselves without keeping the room alive.
-    me: mpsc::WeakSender<Queued>,
+    me: queue::WeakSender<Queued>,
     v: u64,
     history: History,
     seats: [SeatState; 4],
@@ -204,7 +204,7 @@ impl Room {
         config: Arc<RoomConfig>,
         log: Arc<dyn ActionLog>,
         bot: Arc<BotPool>,
-        tx: &mpsc::Sender<Queued>,
+        tx: &queue::Sender<Queued>,
     ) -> Room {
         Room {
             id,
@@ -233,7 +233,7 @@ impl Room {
         }
     }
 
-    fn start_actor(self, tx: mpsc::Sender<Queued>, rx: mpsc::Receiver<Queued>) -> RoomHandle {
+    fn start_actor(self, tx: queue::Sender<Queued>, rx: queue::Receiver<Queued>) -> RoomHandle {
         let handle = RoomHandle {
             id: self.id.clone(),
             tx,
@@ -251,7 +251,7 @@ impl Room {
     /// room's task; the block's captured room is used where it lies (hence clippy's
     /// `manual_async_fn` is allowed here: the `async fn` it suggests is the larger task).
     #[allow(clippy::manual_async_fn)]
-    fn run(mut self, mut rx: mpsc::Receiver<Queued>) -> impl Future<Output = ()> + Send {
+    fn run(mut self, mut rx: queue::Receiver<Queued>) -> impl Future<Output = ()> + Send {
         async move {
             // A rebuilt room may have a CPU or a dice throw to play.
             Box::pin(self.drive()).await;
@@ -361,10 +361,9 @@ mod tests {
     #[test]
     fn an_idle_rooms_task_holds_its_room_once() {
         let config = Arc::new(RoomConfig::default());
-        let (tx, rx) = mpsc::channel(config.commands.max(1));
+        let (tx, rx) = queue::channel(config.commands.max(1));
         let settings = RoomSettings {
-            game: GameKind::Chaturaji,
-            options: crate::game::TableGame::normalize_options(
+            options: crate::game::TableOptions::normalize(
                 GameKind::Chaturaji,
                 &serde_json::json!({}),
             )

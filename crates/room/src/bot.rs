@@ -172,6 +172,7 @@ pub fn greedy_plan(game: &TableGame, seat: Seat, seed: u64) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::TableOptions;
     use serde_json::json;
 
     #[test]
@@ -203,8 +204,8 @@ mod tests {
 
     #[test]
     fn greedy_and_searched_plans_are_legal_whole_turns() {
-        let options = TableGame::normalize_options(GameKind::Chaturaji, &json!({})).unwrap();
-        let mut game = TableGame::new(GameKind::Chaturaji, &options, Seat::Red).unwrap();
+        let options = TableOptions::normalize(GameKind::Chaturaji, &json!({})).unwrap();
+        let mut game = TableGame::new(&options, Seat::Red).unwrap();
         game.apply(game.roll([1, 3])).unwrap();
         let fast = BotConfig {
             medium: Duration::from_millis(5),

@@ -4,8 +4,8 @@
 
 use protocol::{GameKind, OptionProblem, Seat};
 use rules::{chaturaji, fourchess};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// One game of either kind.
@@ -88,7 +88,7 @@ fn to_json<T: Serialize>(value: &T) -> Value {
 fn normalize<O>(
     input: &Value,
     validate: impl Fn(&O) -> Result<(), Vec<rules::OptionError>>,
-) -> Result<Value, Vec<OptionProblem>>
+) -> Result<O, Vec<OptionProblem>>
 where
     O: Default + Serialize + DeserializeOwned,
 {
@@ -145,7 +145,7 @@ where
         }));
     }
     if problems.is_empty() {
-        Ok(to_json(&options))
+        Ok(options)
     } else {
         Err(problems)
     }
@@ -162,21 +162,30 @@ fn problems(errors: Vec<rules::OptionError>) -> Vec<OptionProblem> {
         .collect()
 }
 
-impl TableGame {
-    /// Check house rules for a game kind; the complete options on success, every problem otherwise.
-    pub fn normalize_options(kind: GameKind, options: &Value) -> Result<Value, Vec<OptionProblem>> {
-        match kind {
-            GameKind::Chaturaji => normalize::<chaturaji::Options>(options, |o| o.validate()),
-            GameKind::Fourchess => normalize::<fourchess::Options>(options, |o| o.validate()),
-        }
+/// The complete, validated house rules of a game of either kind: the kind is the variant, so a
+/// room's game and its options cannot disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TableOptions {
+    Chaturaji(chaturaji::Options),
+    Fourchess(fourchess::Options),
+}
+
+impl TableOptions {
+    /// Check house rules (a JSON object, any subset of the options table) for a game kind: the
+    /// complete options on success, every problem otherwise.
+    pub fn normalize(kind: GameKind, options: &Value) -> Result<TableOptions, Vec<OptionProblem>> {
+        Ok(match kind {
+            GameKind::Chaturaji => {
+                TableOptions::Chaturaji(normalize(options, chaturaji::Options::validate)?)
+            }
+            GameKind::Fourchess => {
+                TableOptions::Fourchess(normalize(options, fourchess::Options::validate)?)
+            }
+        })
     }
 
-    /// A new game under complete, validated options.
-    pub fn new(
-        kind: GameKind,
-        options: &Value,
-        first: Seat,
-    ) -> Result<TableGame, Vec<OptionProblem>> {
+    /// Read back complete options as `to_json` wrote them (a stored room or game record).
+    pub fn from_json(kind: GameKind, options: &Value) -> Result<TableOptions, Vec<OptionProblem>> {
         let bad = |e: serde_json::Error| {
             vec![OptionProblem {
                 option: String::new(),
@@ -186,21 +195,51 @@ impl TableGame {
         };
         Ok(match kind {
             GameKind::Chaturaji => {
-                let options: chaturaji::Options =
-                    serde_json::from_value(options.clone()).map_err(bad)?;
-                TableGame::Chaturaji(Box::new(
-                    chaturaji::Game::new(options, first).map_err(problems)?,
-                ))
+                TableOptions::Chaturaji(chaturaji::Options::deserialize(options).map_err(bad)?)
             }
             GameKind::Fourchess => {
-                let options: fourchess::Options =
-                    serde_json::from_value(options.clone()).map_err(bad)?;
-                TableGame::Fourchess {
-                    game: Box::new(fourchess::Game::new(options, first).map_err(problems)?),
-                    moves: 0,
-                }
+                TableOptions::Fourchess(fourchess::Options::deserialize(options).map_err(bad)?)
             }
         })
+    }
+
+    pub fn kind(&self) -> GameKind {
+        match self {
+            TableOptions::Chaturaji(_) => GameKind::Chaturaji,
+            TableOptions::Fourchess(_) => GameKind::Fourchess,
+        }
+    }
+
+    /// Every option by its wire name: what clients, the store and game records see.
+    pub fn to_json(&self) -> Value {
+        match self {
+            TableOptions::Chaturaji(o) => to_json(o),
+            TableOptions::Fourchess(o) => to_json(o),
+        }
+    }
+}
+
+impl TableGame {
+    /// A new game under complete, validated options.
+    pub fn new(options: &TableOptions, first: Seat) -> Result<TableGame, Vec<OptionProblem>> {
+        Ok(match options {
+            TableOptions::Chaturaji(o) => {
+                TableGame::Chaturaji(Box::new(chaturaji::Game::new(*o, first).map_err(problems)?))
+            }
+            TableOptions::Fourchess(o) => TableGame::Fourchess {
+                game: Box::new(fourchess::Game::new(o.clone(), first).map_err(problems)?),
+                moves: 0,
+            },
+        })
+    }
+
+    /// A new game under house rules read back from a record (`TableOptions::to_json`'s form).
+    pub fn from_stored(
+        kind: GameKind,
+        options: &Value,
+        first: Seat,
+    ) -> Result<TableGame, Vec<OptionProblem>> {
+        TableGame::new(&TableOptions::from_json(kind, options)?, first)
     }
 
     pub fn kind(&self) -> GameKind {

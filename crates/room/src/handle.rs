@@ -3,11 +3,12 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use protocol::{ChangeSettings, ErrorCode, Joined, OptionProblem, RoomInfo, Seat};
 
 use crate::outbox::OutboxSender;
+use crate::queue;
 
 /// A refused request, with the stable code clients see.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -124,15 +125,14 @@ pub(crate) enum HostOrder {
     },
 }
 
-/// A command as it waits in the room's queue. Boxed: tokio's channel allocates its slots 32 at a
-/// time and keeps two such blocks once 32 commands went through; 32 boxes take 256 bytes where 32
-/// commands took 2.3 KiB, per room (docs/benchmarks.md, idle connection memory).
+/// A command as it waits in the room's queue. Boxed: a queued command takes 8 bytes of the queue's
+/// buffer where the largest command is ~70, and the buffer keeps some capacity once drained.
 pub(crate) type Queued = Box<Cmd>;
 
 #[derive(Debug, Clone)]
 pub struct RoomHandle {
     pub(crate) id: Arc<str>,
-    pub(crate) tx: mpsc::Sender<Queued>,
+    pub(crate) tx: queue::Sender<Queued>,
 }
 
 impl RoomHandle {

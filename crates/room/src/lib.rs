@@ -18,6 +18,7 @@ mod handle;
 pub mod history;
 pub mod log;
 pub mod outbox;
+mod queue;
 pub mod record;
 pub mod replay;
 mod seats;
@@ -33,8 +34,8 @@ pub use handle::{Connected, RoomError, RoomHandle};
 
 use std::time::Duration;
 
+use game::TableOptions;
 use protocol::{GameKind, TurnTime};
-use serde_json::Value;
 
 /// Server-wide room behaviour (from the configuration).
 #[derive(Debug, Clone)]
@@ -118,12 +119,17 @@ impl Default for RoomConfig {
 /// What the host chose for the room.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoomSettings {
-    pub game: GameKind,
-    /// The complete, validated house rules (every option present).
-    pub options: Value,
+    /// The game and its complete, validated house rules.
+    pub options: TableOptions,
     pub turn_time: TurnTime,
     pub rated: bool,
     pub public: bool,
     /// Spectators may write in their own channel.
     pub spectator_chat: bool,
+}
+
+impl RoomSettings {
+    pub fn game(&self) -> GameKind {
+        self.options.kind()
+    }
 }

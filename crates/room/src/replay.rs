@@ -46,7 +46,7 @@ pub struct Replayed {
 /// Replays `log` and returns the steps `from .. from + limit` (each with what its action did and the
 /// public state after it). A log the rules refuse is the server's own fault: the error says where.
 pub fn replay(log: &GameLog, from: u64, limit: usize) -> Result<Replayed, String> {
-    let mut game = TableGame::new(log.kind, &log.options, log.first)
+    let mut game = TableGame::from_stored(log.kind, &log.options, log.first)
         .map_err(|p| format!("the game's house rules do not load: {p:?}"))?;
     let start = game.public_state();
     let end = from.saturating_add(limit as u64);
@@ -75,6 +75,7 @@ pub fn replay(log: &GameLog, from: u64, limit: usize) -> Result<Replayed, String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::TableOptions;
     use protocol::Actor;
     use serde_json::json;
 
@@ -82,7 +83,7 @@ mod tests {
         GameLog {
             game_no: 1,
             kind,
-            options: TableGame::normalize_options(kind, &options).unwrap(),
+            options: TableOptions::normalize(kind, &options).unwrap().to_json(),
             first: Seat::Red,
             actions: actions
                 .iter()
@@ -117,7 +118,8 @@ mod tests {
             ),
         ];
         let log = log(GameKind::Fourchess, json!({}), &moves);
-        let mut direct = TableGame::new(GameKind::Fourchess, &log.options, Seat::Red).unwrap();
+        let mut direct =
+            TableGame::from_stored(GameKind::Fourchess, &log.options, Seat::Red).unwrap();
         let start = direct.public_state();
         let mut expected = Vec::new();
         for (_, a) in &moves {

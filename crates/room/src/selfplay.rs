@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
 use crate::dice::DiceStream;
-use crate::game::TableGame;
+use crate::game::{TableGame, TableOptions};
 use crate::record::{GameRecordDoc, RECORD_FORMAT, RecordSeat, RecordedAction};
 
 /// Plays a `kind` game under `options` (any subset of the house rules; defaults fill the rest) from
@@ -23,14 +23,14 @@ pub fn play_record(
     dice_seed: [u8; 32],
     move_seed: u64,
 ) -> Result<GameRecordDoc, String> {
-    let options = TableGame::normalize_options(kind, options).map_err(|problems| {
+    let options = TableOptions::normalize(kind, options).map_err(|problems| {
         problems
             .iter()
             .map(|p| format!("{}: {}", p.option, p.message))
             .collect::<Vec<_>>()
             .join("; ")
     })?;
-    let mut game = TableGame::new(kind, &options, first).map_err(|p| format!("{p:?}"))?;
+    let mut game = TableGame::new(&options, first).map_err(|p| format!("{p:?}"))?;
     let mut dice = game.dice_faces().map(|_| DiceStream::from_seed(dice_seed));
     let mut rng = ChaCha8Rng::seed_from_u64(move_seed);
     let mut actions = Vec::new();
@@ -73,7 +73,7 @@ pub fn play_record(
         room: "selfplay".into(),
         game_no: 1,
         game: kind,
-        options,
+        options: options.to_json(),
         first,
         rated: false,
         seats: Seat::ALL.map(seat),

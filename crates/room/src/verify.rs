@@ -237,7 +237,7 @@ pub fn replay(doc: &GameRecordDoc) -> (VerifyReport, Option<TableGame>) {
             found: doc.format.clone(),
         });
     }
-    let mut game = match TableGame::new(doc.game, &doc.options, doc.first) {
+    let mut game = match TableGame::from_stored(doc.game, &doc.options, doc.first) {
         Ok(game) => game,
         Err(problems) => {
             report.problems.push(Problem::BadOptions {

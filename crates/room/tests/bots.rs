@@ -10,7 +10,7 @@ use bots::{Budget, Clock, Level};
 use protocol::{Actor, Event, GameKind, Seat, ServerMsg, TurnTime};
 use room::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
 use room::bot_pool::{BotPool, Job};
-use room::game::{TableAction, TableGame};
+use room::game::{TableAction, TableGame, TableOptions};
 use room::log::MemoryLog;
 use room::outbox::{self, Outbox};
 use room::{RoomConfig, RoomHandle, RoomSettings};
@@ -20,8 +20,7 @@ const WAIT: Duration = Duration::from_secs(20);
 
 fn settings(game: GameKind, options: Value) -> RoomSettings {
     RoomSettings {
-        game,
-        options: TableGame::normalize_options(game, &options).unwrap(),
+        options: TableOptions::normalize(game, &options).unwrap(),
         turn_time: TurnTime::None,
         rated: false,
         public: false,
@@ -310,9 +309,9 @@ async fn a_result_for_a_changed_state_is_discarded() {
 
 /// A decision for Red at the start of a four-player chess game.
 fn fourchess_job(level: Level) -> Job {
-    let options = TableGame::normalize_options(GameKind::Fourchess, &json!({})).unwrap();
+    let options = TableOptions::normalize(GameKind::Fourchess, &json!({})).unwrap();
     Job {
-        game: TableGame::new(GameKind::Fourchess, &options, Seat::Red).unwrap(),
+        game: TableGame::new(&options, Seat::Red).unwrap(),
         seat: Seat::Red,
         level,
         seed: 3,

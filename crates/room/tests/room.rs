@@ -6,7 +6,7 @@ use std::time::Duration;
 use protocol::{GameKind, TurnTime};
 use room::bot::BotConfig;
 use room::bot_pool::BotPool;
-use room::game::TableGame;
+use room::game::TableOptions;
 use room::log::MemoryLog;
 use room::outbox::{self, Outbox};
 use room::{RoomConfig, RoomSettings};
@@ -14,8 +14,7 @@ use serde_json::{Value, json};
 
 fn settings(game: GameKind, options: Value) -> RoomSettings {
     RoomSettings {
-        game,
-        options: TableGame::normalize_options(game, &options).unwrap(),
+        options: TableOptions::normalize(game, &options).unwrap(),
         turn_time: TurnTime::None,
         rated: false,
         public: false,
@@ -101,12 +100,12 @@ async fn a_connection_that_does_not_read_is_dropped_and_the_room_goes_on() {
 
 #[test]
 fn house_rules_fill_defaults_and_report_every_problem() {
-    let full = TableGame::normalize_options(GameKind::Fourchess, &json!({"mode": "ffa"})).unwrap();
+    let full = TableOptions::normalize(GameKind::Fourchess, &json!({"mode": "ffa"})).unwrap();
     assert_eq!(
-        full,
+        full.to_json(),
         json!({"mode": "ffa", "move_limit": null, "show_legal_moves": true, "rotate_starter": true})
     );
-    let problems = TableGame::normalize_options(
+    let problems = TableOptions::normalize(
         GameKind::Chaturaji,
         &json!({"dice": 3, "round_limit": 500, "x": 1}),
     )
@@ -123,7 +122,7 @@ fn house_rules_fill_defaults_and_report_every_problem() {
             ("round_limit", "out_of_range")
         ]
     );
-    assert!(TableGame::normalize_options(GameKind::Chaturaji, &json!([1])).is_err());
+    assert!(TableOptions::normalize(GameKind::Chaturaji, &json!([1])).is_err());
 }
 
 /// The room's log as the store would hand it back.

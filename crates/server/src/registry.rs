@@ -250,7 +250,7 @@ mod tests {
     use protocol::{GameKind, TurnTime};
     use room::bot::BotConfig;
     use room::bot_pool::BotPool;
-    use room::game::TableGame;
+    use room::game::TableOptions;
     use room::log::MemoryLog;
     use room::{RoomConfig, RoomSettings};
 
@@ -262,9 +262,7 @@ mod tests {
     /// A lobby that nobody joins closes after `lobby_idle`.
     async fn lobby(id: &str, lobby_idle: Duration) -> RoomHandle {
         let settings = RoomSettings {
-            game: GameKind::Chaturaji,
-            options: TableGame::normalize_options(GameKind::Chaturaji, &serde_json::json!({}))
-                .unwrap(),
+            options: TableOptions::normalize(GameKind::Chaturaji, &serde_json::json!({})).unwrap(),
             turn_time: TurnTime::None,
             rated: false,
             public: true,

@@ -11,7 +11,7 @@ use protocol::{
     Health, HideMessage, JoinRoom, Joined, MuteSeat, Readiness, RoomInfo, RoomList, SeatCpu,
     SeatOrder,
 };
-use room::game::TableGame;
+use room::game::TableOptions;
 use room::{RoomError, RoomHandle, RoomSettings};
 use store::StoreError;
 
@@ -175,7 +175,7 @@ pub async fn create_room(
 ) -> ApiResult<CreatedRoom> {
     let req = body(req)?;
     let max_details = state.config.limits.max_error_details;
-    let options = TableGame::normalize_options(req.game, &req.options).map_err(|details| {
+    let options = TableOptions::normalize(req.game, &req.options).map_err(|details| {
         ApiError::from(RoomError {
             code: ErrorCode::BadOptions,
             message: format!("{} problem(s) with the house rules", details.len()),
@@ -184,7 +184,6 @@ pub async fn create_room(
         .capped(max_details)
     })?;
     let settings = RoomSettings {
-        game: req.game,
         options,
         turn_time: req.turn_time,
         rated: req.rated,
@@ -199,12 +198,12 @@ pub async fn create_room(
         .store
         .create_room(&store::NewRoom {
             id: id.clone(),
-            game_kind: match settings.game {
+            game_kind: match settings.game() {
                 GameKind::Chaturaji => "chaturaji",
                 GameKind::Fourchess => "fourchess",
             }
             .to_owned(),
-            options: settings.options.clone(),
+            options: settings.options.to_json(),
             host_token: host_token.clone(),
             settings: serde_json::json!({
                 "turn_time": settings.turn_time,

@@ -8,7 +8,7 @@ use protocol::{ChangeSettings, ErrorCode, Event, Joined, Phase, RoomInfo, Seat};
 use super::persist::RoomRecord;
 use super::{Room, Running, now_ms};
 use crate::dice::DiceStream;
-use crate::game::TableGame;
+use crate::game::{TableGame, TableOptions};
 use crate::handle::{HostOrder, RoomError};
 use crate::seats::{Human, SeatState};
 use secrets::{hash_secret, new_token};
@@ -103,7 +103,7 @@ impl Room {
         let mut next = self.settings.clone();
         if let Some(options) = change.options {
             next.options =
-                TableGame::normalize_options(next.game, &options).map_err(|details| RoomError {
+                TableOptions::normalize(next.game(), &options).map_err(|details| RoomError {
                     code: ErrorCode::BadOptions,
                     message: format!("{} problem(s) with the house rules", details.len()),
                     details,
@@ -124,7 +124,7 @@ impl Room {
         self.append_room(RoomRecord::settings(&next)).await?;
         self.settings = next;
         self.emit(Event::SettingsChanged {
-            options: self.settings.options.clone(),
+            options: self.settings.options.to_json(),
             turn_time: self.settings.turn_time,
             rated: self.settings.rated,
             public: self.settings.public,
@@ -173,13 +173,11 @@ impl Room {
                 ));
             }
         };
-        let game = TableGame::new(self.settings.game, &self.settings.options, first).map_err(
-            |details| RoomError {
-                code: ErrorCode::BadOptions,
-                message: "the house rules do not validate".into(),
-                details,
-            },
-        )?;
+        let game = TableGame::new(&self.settings.options, first).map_err(|details| RoomError {
+            code: ErrorCode::BadOptions,
+            message: "the house rules do not validate".into(),
+            details,
+        })?;
         let dice = game.dice_faces().map(|_| DiceStream::from_os());
         // The seed goes into the server's log (never to clients before the end), so that a rebuilt
         // room continues the same dice stream.
@@ -196,9 +194,9 @@ impl Room {
         let running = self.game.as_ref().expect("just set");
         self.emit(Event::GameStarted {
             game_no: self.game_no,
-            game: self.settings.game,
+            game: self.settings.game(),
             first,
-            options: self.settings.options.clone(),
+            options: self.settings.options.to_json(),
             dice_commit: running.dice.as_ref().map(DiceStream::commit),
         });
         self.drive().await;

@@ -36,8 +36,8 @@ impl Room {
     pub(super) fn info(&self) -> RoomInfo {
         RoomInfo {
             id: self.id.to_string(),
-            game: self.settings.game,
-            options: self.settings.options.clone(),
+            game: self.settings.game(),
+            options: self.settings.options.to_json(),
             turn_time: self.settings.turn_time,
             rated: self.settings.rated,
             public: self.settings.public,

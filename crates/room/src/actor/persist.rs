@@ -17,16 +17,16 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use protocol::{Actor, Seat, TurnTime};
 
 use super::{Played, Room, now_ms};
 use crate::bot_pool::BotPool;
 use crate::dice::DiceStream;
-use crate::game::TableGame;
+use crate::game::{TableGame, TableOptions};
 use crate::handle::{Cmd, RoomHandle};
 use crate::log::ActionLog;
+use crate::queue;
 use crate::record::{GameRecordDoc, RECORD_FORMAT, RecordSeat};
 use crate::seats::{Human, SeatState};
 use crate::{RoomConfig, RoomSettings};
@@ -96,8 +96,8 @@ pub(crate) enum RoomRecord {
 impl RoomRecord {
     pub(crate) fn created(settings: &RoomSettings, host_token_hash: &str) -> RoomRecord {
         RoomRecord::Created {
-            game: settings.game,
-            options: settings.options.clone(),
+            game: settings.game(),
+            options: settings.options.to_json(),
             turn_time: settings.turn_time,
             rated: settings.rated,
             public: settings.public,
@@ -108,7 +108,7 @@ impl RoomRecord {
 
     pub(crate) fn settings(settings: &RoomSettings) -> RoomRecord {
         RoomRecord::Settings {
-            options: settings.options.clone(),
+            options: settings.options.to_json(),
             turn_time: settings.turn_time,
             rated: settings.rated,
             public: settings.public,
@@ -160,6 +160,16 @@ fn cpu_identity(level: u8) -> (String, String) {
 /// Rebuilds a room from its log and starts its actor. Finished games found on the way are handed to
 /// [`ActionLog::record_game`] again (it is idempotent), so a result that was not yet recorded when the
 /// server stopped is recorded now.
+/// A room log's house rules, as `RoomRecord::created` or `settings` wrote them.
+fn stored_options(
+    room: &str,
+    game: protocol::GameKind,
+    options: &Value,
+) -> Result<TableOptions, String> {
+    TableOptions::from_json(game, options)
+        .map_err(|p| format!("room {room}: house rules refused: {p:?}"))
+}
+
 pub fn restore(
     stored: StoredRoom,
     config: Arc<RoomConfig>,
@@ -186,14 +196,13 @@ pub fn restore(
         ));
     };
     let settings = RoomSettings {
-        game,
-        options,
+        options: stored_options(&stored.id, game, &options)?,
         turn_time,
         rated,
         public,
         spectator_chat,
     };
-    let (tx, rx) = mpsc::channel(config.commands.max(1));
+    let (tx, rx) = queue::channel(config.commands.max(1));
     let mut room = Room::new(
         Arc::from(stored.id.as_str()),
         settings,
@@ -228,7 +237,7 @@ pub fn restore(
                 public,
                 spectator_chat,
             } => {
-                room.settings.options = options;
+                room.settings.options = stored_options(&stored.id, room.settings.game(), &options)?;
                 room.settings.turn_time = turn_time;
                 room.settings.rated = rated;
                 room.settings.public = public;
@@ -257,7 +266,7 @@ pub fn restore(
                         stored.id, room.game_no
                     ));
                 }
-                let game = TableGame::new(room.settings.game, &room.settings.options, first)
+                let game = TableGame::new(&room.settings.options, first)
                     .map_err(|p| format!("room {}: house rules refused: {p:?}", stored.id))?;
                 let dice = match seed {
                     Some(hex_seed) => {
@@ -391,7 +400,7 @@ impl Room {
             game_id: game_id.clone(),
             room: self.id.to_string(),
             game_no: self.game_no,
-            game: self.settings.game,
+            game: running.game.kind(),
             options: running.game.options_json(),
             first: running.first,
             rated: self.settings.rated,
