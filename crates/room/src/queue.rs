@@ -43,9 +43,9 @@ struct Shared<T> {
     capacity: usize,
     state: Mutex<State<T>>,
     /// Senders waiting for space in a full queue. Every one of them is woken when a command leaves
-    /// a full queue (or the queue closes) and looks again: the queue is rarely full, and no wake can
-    /// be lost to a sender that gave up waiting. Unlike tokio's semaphore, waiting senders are not
-    /// served in order: each connection has at most one command in flight, so none waits for long.
+    /// a full queue (or the queue closes) and looks again: the queue is rarely full, and no wake
+    /// can be lost to a sender that gave up waiting. Unlike tokio's semaphore, waiting senders are
+    /// not served in order: a connection has at most one command in flight, none waits for long.
     space: Notify,
 }
 
