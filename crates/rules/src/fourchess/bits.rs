@@ -44,12 +44,6 @@ impl Bits {
         Bits(std::array::from_fn(|w| self.0[w] | other.0[w]))
     }
 
-    /// Squares in both sets.
-    #[inline(always)]
-    pub fn intersection(&self, other: &Bits) -> Bits {
-        Bits(std::array::from_fn(|w| self.0[w] & other.0[w]))
-    }
-
     /// Calls `f` on each square in increasing index order: one tight loop per word, cheaper than the
     /// iterator in the move generator's hot loop.
     #[inline(always)]
