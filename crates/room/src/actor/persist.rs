@@ -157,9 +157,6 @@ fn cpu_identity(level: u8) -> (String, String) {
     (id.to_owned(), format!("CPU ({name})"))
 }
 
-/// Rebuilds a room from its log and starts its actor. Finished games found on the way are handed to
-/// [`ActionLog::record_game`] again (it is idempotent), so a result that was not yet recorded when the
-/// server stopped is recorded now.
 /// A room log's house rules, as `RoomRecord::created` or `settings` wrote them.
 fn stored_options(
     room: &str,
@@ -170,6 +167,9 @@ fn stored_options(
         .map_err(|p| format!("room {room}: house rules refused: {p:?}"))
 }
 
+/// Rebuilds a room from its log and starts its actor. Finished games found on the way are handed to
+/// [`ActionLog::record_game`] again (it is idempotent), so a result that was not yet recorded when the
+/// server stopped is recorded now.
 pub fn restore(
     stored: StoredRoom,
     config: Arc<RoomConfig>,
