@@ -130,19 +130,10 @@ where
             }),
         }
     }
-    let options: O = serde_json::from_value(Value::Object(merged)).map_err(|e| {
-        vec![OptionProblem {
-            option: String::new(),
-            code: "bad_value".into(),
-            message: e.to_string(),
-        }]
-    })?;
+    let options: O =
+        serde_json::from_value(Value::Object(merged)).map_err(whole_options_problem)?;
     if let Err(errors) = validate(&options) {
-        problems.extend(errors.into_iter().map(|e| OptionProblem {
-            option: e.option.to_owned(),
-            code: e.code.to_owned(),
-            message: e.message,
-        }));
+        problems.extend(rules_problems(errors));
     }
     if problems.is_empty() {
         Ok(options)
@@ -151,7 +142,17 @@ where
     }
 }
 
-fn problems(errors: Vec<rules::OptionError>) -> Vec<OptionProblem> {
+/// The options as a whole do not read (no single option to blame).
+fn whole_options_problem(e: serde_json::Error) -> Vec<OptionProblem> {
+    vec![OptionProblem {
+        option: String::new(),
+        code: "bad_value".into(),
+        message: e.to_string(),
+    }]
+}
+
+/// The rules engine's own objections, in the wire's form.
+fn rules_problems(errors: Vec<rules::OptionError>) -> Vec<OptionProblem> {
     errors
         .into_iter()
         .map(|e| OptionProblem {
@@ -186,20 +187,13 @@ impl TableOptions {
 
     /// Read back complete options as `to_json` wrote them (a stored room or game record).
     pub fn from_json(kind: GameKind, options: &Value) -> Result<TableOptions, Vec<OptionProblem>> {
-        let bad = |e: serde_json::Error| {
-            vec![OptionProblem {
-                option: String::new(),
-                code: "bad_value".into(),
-                message: e.to_string(),
-            }]
-        };
         Ok(match kind {
-            GameKind::Chaturaji => {
-                TableOptions::Chaturaji(chaturaji::Options::deserialize(options).map_err(bad)?)
-            }
-            GameKind::Fourchess => {
-                TableOptions::Fourchess(fourchess::Options::deserialize(options).map_err(bad)?)
-            }
+            GameKind::Chaturaji => TableOptions::Chaturaji(
+                chaturaji::Options::deserialize(options).map_err(whole_options_problem)?,
+            ),
+            GameKind::Fourchess => TableOptions::Fourchess(
+                fourchess::Options::deserialize(options).map_err(whole_options_problem)?,
+            ),
         })
     }
 
@@ -223,11 +217,11 @@ impl TableGame {
     /// A new game under complete, validated options.
     pub fn new(options: &TableOptions, first: Seat) -> Result<TableGame, Vec<OptionProblem>> {
         Ok(match options {
-            TableOptions::Chaturaji(o) => {
-                TableGame::Chaturaji(Box::new(chaturaji::Game::new(*o, first).map_err(problems)?))
-            }
+            TableOptions::Chaturaji(o) => TableGame::Chaturaji(Box::new(
+                chaturaji::Game::new(*o, first).map_err(rules_problems)?,
+            )),
             TableOptions::Fourchess(o) => TableGame::Fourchess {
-                game: Box::new(fourchess::Game::new(o.clone(), first).map_err(problems)?),
+                game: Box::new(fourchess::Game::new(o.clone(), first).map_err(rules_problems)?),
                 moves: 0,
             },
         })
