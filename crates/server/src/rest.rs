@@ -7,9 +7,8 @@ use std::net::IpAddr;
 use axum::extract::{Extension, OriginalUri, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use protocol::{
-    ChangeSettings, CreatePlayer, CreateRoom, CreatedPlayer, CreatedRoom, ErrorCode, GameKind,
-    Health, HideMessage, JoinRoom, Joined, MuteSeat, Readiness, RoomInfo, RoomList, SeatCpu,
-    SeatOrder,
+    ChangeSettings, CreatePlayer, CreateRoom, CreatedPlayer, CreatedRoom, ErrorCode, Health,
+    HideMessage, JoinRoom, Joined, MuteSeat, Readiness, RoomInfo, RoomList, SeatCpu, SeatOrder,
 };
 use room::game::TableOptions;
 use room::{RoomError, RoomHandle, RoomSettings};
@@ -198,11 +197,7 @@ pub async fn create_room(
         .store
         .create_room(&store::NewRoom {
             id: id.clone(),
-            game_kind: match settings.game() {
-                GameKind::Chaturaji => "chaturaji",
-                GameKind::Fourchess => "fourchess",
-            }
-            .to_owned(),
+            game_kind: settings.game().name().to_owned(),
             options: settings.options.to_json(),
             host_token: host_token.clone(),
             settings: serde_json::json!({
