@@ -127,8 +127,8 @@ const KING_ATTACK_CAP: i32 = 500;
 
 /// Enemy attacks on the king's square and the squares around it: one unit per square and enemy seat
 /// (two if that seat attacks it twice), half as much again when both enemy seats take part. Asked
-/// square by square from the king's surroundings outwards (`attack_counts`): a whole-board attack
-/// map per evaluated node cost the hard level ~40% of its nodes per second.
+/// square by square from the king's surroundings outwards (`attack_counts`): with a whole-board
+/// attack map per evaluated node, the same searches took 1.29–1.33× as long (docs/bots.md).
 fn king_attack_units(pos: &Position, seat: Seat, king: Square) -> i32 {
     let enemies = [seat.next(), seat.next().opposite()];
     let (f, r) = (king.file() as i32, king.rank() as i32);
