@@ -1,0 +1,119 @@
+//! SQLite WAL checkpoints in the background, never inside a commit.
+//!
+//! SQLite's own policy (`wal_autocheckpoint`, 1,000 pages) has the commit that crosses the threshold
+//! copy the WAL into the database file and fsync it before it returns. On the action log that commit
+//! is a group commit: every action waiting in it, and every one queued behind it, waited for the
+//! copy and the fsync. At 1,000 rooms × 1 act/s that was most of the act→event p99 (6.9–8.2 ms, and
+//! 1.8–1.9 ms with this task; docs/benchmarks.md, session 15). So every connection opens with
+//! `wal_autocheckpoint = 0` and this task, on a connection of its own, checkpoints instead:
+//!
+//! - every `interval`, a PASSIVE checkpoint: it copies what is committed without taking any lock a
+//!   writer needs, so commits go on meanwhile;
+//! - when the WAL has grown past `restart_pages`, a RESTART checkpoint. A PASSIVE one never lets the
+//!   WAL start over while commits keep coming (SQLite rewinds it only when a writer starts with every
+//!   frame already copied), so under steady load the file would grow without end. RESTART holds
+//!   writers back while it copies the few frames since the last PASSIVE one and waits for readers;
+//!   the next commit then writes from the start of the file again.
+
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+use tokio::time::Instant;
+
+/// When the background checkpoints run (the `database.sqlite_checkpoint_*` settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckpointPolicy {
+    /// Between two PASSIVE checkpoints.
+    pub interval: Duration,
+    /// WAL pages past which a checkpoint also restarts the WAL.
+    pub restart_pages: u32,
+}
+
+impl Default for CheckpointPolicy {
+    fn default() -> Self {
+        CheckpointPolicy {
+            interval: Duration::from_millis(200),
+            restart_pages: 16_384,
+        }
+    }
+}
+
+/// What one `PRAGMA wal_checkpoint` reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checkpointed {
+    /// The checkpoint could not finish (a RESTART that readers or a writer held back).
+    pub busy: bool,
+    /// Pages in the WAL.
+    pub wal_pages: i64,
+    /// Of those, pages copied into the database file.
+    pub copied: i64,
+}
+
+/// A checkpoint mode of `PRAGMA wal_checkpoint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Passive,
+    Restart,
+}
+
+impl Mode {
+    fn label(self) -> &'static str {
+        match self {
+            Mode::Passive => "passive",
+            Mode::Restart => "restart",
+        }
+    }
+}
+
+/// Runs one checkpoint on `pool` and records it in the metrics.
+pub async fn checkpoint(pool: &SqlitePool, mode: Mode) -> Result<Checkpointed, sqlx::Error> {
+    let started = Instant::now();
+    let sql = match mode {
+        Mode::Passive => "PRAGMA wal_checkpoint(PASSIVE)",
+        Mode::Restart => "PRAGMA wal_checkpoint(RESTART)",
+    };
+    let (busy, wal_pages, copied): (i64, i64, i64) = sqlx::query_as(sql).fetch_one(pool).await?;
+    let mode = mode.label();
+    metrics::histogram!("fourkings_store_checkpoint_seconds", "mode" => mode)
+        .record(started.elapsed());
+    metrics::counter!("fourkings_store_checkpoints_total", "mode" => mode).increment(1);
+    metrics::gauge!("fourkings_store_wal_pages").set(wal_pages as f64);
+    Ok(Checkpointed {
+        busy: busy != 0,
+        wal_pages,
+        copied,
+    })
+}
+
+/// The checkpointing task: runs until `pool` (its own connection) is closed.
+pub async fn run(pool: SqlitePool, policy: CheckpointPolicy) {
+    let every = policy.interval.max(Duration::from_millis(1));
+    let mut tick = tokio::time::interval_at(Instant::now() + every, every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if pool.is_closed() {
+            return;
+        }
+        let passive = match checkpoint(&pool, Mode::Passive).await {
+            Ok(done) => done,
+            Err(e) => {
+                // The database is unreachable or closing; the log writer reports outages.
+                tracing::debug!(error = %e, "WAL checkpoint failed");
+                continue;
+            }
+        };
+        if passive.wal_pages >= i64::from(policy.restart_pages) {
+            match checkpoint(&pool, Mode::Restart).await {
+                Ok(done) if done.busy => {
+                    tracing::debug!(
+                        wal_pages = done.wal_pages,
+                        "WAL restart held back; next tick"
+                    )
+                }
+                Ok(_) => {}
+                Err(e) => tracing::debug!(error = %e, "WAL restart failed"),
+            }
+        }
+    }
+}
