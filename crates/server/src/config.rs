@@ -92,6 +92,12 @@ pub struct DatabaseSection {
     pub connect_timeout_ms: u64,
     /// SQLite only: `full` (fsync every commit) or `normal` (fsync at checkpoints).
     pub sqlite_synchronous: store::SqliteSync,
+    /// SQLite only: page cache of the action log's own connection, KiB.
+    pub sqlite_log_cache_kib: u32,
+    /// SQLite only: background WAL checkpoints, every this many ms.
+    pub sqlite_checkpoint_ms: u64,
+    /// SQLite only: WAL pages past which a checkpoint restarts the WAL.
+    pub sqlite_wal_restart_pages: u32,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -287,6 +293,11 @@ impl Config {
             max_connections: self.database.max_connections,
             acquire_timeout: Duration::from_millis(self.database.connect_timeout_ms),
             sqlite_sync: self.database.sqlite_synchronous,
+            sqlite_log_cache_kib: self.database.sqlite_log_cache_kib,
+            sqlite_checkpoint: store::checkpoint::CheckpointPolicy {
+                interval: Duration::from_millis(self.database.sqlite_checkpoint_ms),
+                restart_pages: self.database.sqlite_wal_restart_pages,
+            },
         }
     }
 }

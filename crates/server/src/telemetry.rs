@@ -31,6 +31,9 @@ pub const STORE_WRITE: &str = "fourkings_store_write_seconds";
 pub const STORE_QUEUE: &str = "fourkings_store_queue_depth";
 pub const STORE_COMMITS: &str = "fourkings_store_commits_total";
 pub const STORE_COMMITTED: &str = "fourkings_store_committed_entries_total";
+pub const STORE_CHECKPOINTS: &str = "fourkings_store_checkpoints_total";
+pub const STORE_CHECKPOINT_TIME: &str = "fourkings_store_checkpoint_seconds";
+pub const STORE_WAL_PAGES: &str = "fourkings_store_wal_pages";
 pub const ERRORS: &str = "fourkings_errors_total";
 pub const CLOSES: &str = "fourkings_ws_closes_total";
 pub const RATE_LIMIT_CLOSES: &str = "fourkings_rate_limit_closes_total";
@@ -130,6 +133,19 @@ fn describe() {
     describe_counter!(
         STORE_COMMITTED,
         "Action log entries written by group commits."
+    );
+    describe_counter!(
+        STORE_CHECKPOINTS,
+        "SQLite WAL checkpoints run in the background, by mode (passive, restart)."
+    );
+    describe_histogram!(
+        STORE_CHECKPOINT_TIME,
+        Unit::Seconds,
+        "One background SQLite WAL checkpoint, by mode."
+    );
+    describe_gauge!(
+        STORE_WAL_PAGES,
+        "Pages in the SQLite WAL at the last checkpoint."
     );
     describe_counter!(
         ERRORS,
@@ -247,6 +263,10 @@ fn zero() {
     }
     for reason in CLOSE_REASONS {
         counter!(CLOSES, "reason" => reason).absolute(0);
+    }
+    // The store may have checkpointed before the recorder was installed: register, never reset.
+    for mode in ["passive", "restart"] {
+        counter!(STORE_CHECKPOINTS, "mode" => mode).increment(0);
     }
     for bound in ["time", "bytes"] {
         counter!(LINGER_CUT, "bound" => bound).absolute(0);

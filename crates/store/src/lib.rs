@@ -25,6 +25,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod checkpoint;
 pub mod cluster;
 mod error;
 mod model;
@@ -67,6 +68,10 @@ pub struct OpenOptions {
     pub acquire_timeout: Duration,
     /// SQLite only: when a commit reaches the disk (PostgreSQL has its own `synchronous_commit`).
     pub sqlite_sync: SqliteSync,
+    /// SQLite only: the page cache of the action log's own connection, in KiB.
+    pub sqlite_log_cache_kib: u32,
+    /// SQLite only: when WAL checkpoints run (in the background, see [`checkpoint`]).
+    pub sqlite_checkpoint: checkpoint::CheckpointPolicy,
 }
 
 /// SQLite's `synchronous` setting for the WAL journal: what an acknowledged commit survives.
@@ -88,6 +93,8 @@ impl Default for OpenOptions {
             // its own, shorter write timeout to notice outages.
             acquire_timeout: Duration::from_secs(10),
             sqlite_sync: SqliteSync::Full,
+            sqlite_log_cache_kib: 16 * 1024,
+            sqlite_checkpoint: checkpoint::CheckpointPolicy::default(),
         }
     }
 }

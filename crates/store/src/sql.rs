@@ -36,6 +36,10 @@ const APPEND_CHUNK: usize = 1000;
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: sqlx::SqlitePool,
+    /// The action log's own connection (see [`SqliteStore::open`]).
+    log: sqlx::SqlitePool,
+    /// The background checkpointer's connection ([`crate::checkpoint`]).
+    checkpointer: sqlx::SqlitePool,
 }
 
 impl SqliteStore {
@@ -51,7 +55,9 @@ impl SqliteStore {
                 SqliteSync::Normal => SqliteSynchronous::Normal,
             })
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
+            .busy_timeout(Duration::from_secs(10))
+            // No commit checkpoints: the checkpointer task does, off the write path.
+            .pragma("wal_autocheckpoint", "0");
         if let Some(dir) = connect.get_filename().parent()
             && !dir.as_os_str().is_empty()
         {
@@ -63,15 +69,52 @@ impl SqliteStore {
             // connection's worker thread) before every use.
             .test_before_acquire(false)
             .acquire_timeout(options.acquire_timeout)
-            .connect_with(connect)
+            .connect_with(connect.clone())
             .await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
-        Ok(SqliteStore { pool })
+        // The action log appends through a connection of its own. On a pooled one each append
+        // found the page cache stale (another connection had written since: SQLite drops the whole
+        // cache then) and read the B-tree pages it needed again; its own connection with a cache
+        // large enough for the pages the rooms append to keeps them. It also means REST reads that
+        // hold every pooled connection never make a game wait.
+        let single = || {
+            SqlitePoolOptions::new()
+                .max_connections(1)
+                .test_before_acquire(false)
+                .acquire_timeout(options.acquire_timeout)
+        };
+        let log = single()
+            .connect_with(connect.clone().pragma(
+                "cache_size",
+                format!("-{}", options.sqlite_log_cache_kib.max(1)),
+            ))
+            .await?;
+        let checkpointer = single().connect_with(connect).await?;
+        tokio::spawn(crate::checkpoint::run(
+            checkpointer.clone(),
+            options.sqlite_checkpoint,
+        ));
+        Ok(SqliteStore {
+            pool,
+            log,
+            checkpointer,
+        })
     }
 
     /// The connection pool (for tests of the connection settings).
     pub fn pool(&self) -> &sqlx::SqlitePool {
         &self.pool
+    }
+
+    /// The action log's connection (one), for tests of its settings.
+    pub fn log_pool(&self) -> &sqlx::SqlitePool {
+        &self.log
+    }
+
+    /// Closes the log's and the checkpointer's connections (the checkpointer task then ends).
+    async fn close_own_connections(&self) {
+        self.log.close().await;
+        self.checkpointer.close().await;
     }
 }
 
@@ -100,6 +143,14 @@ impl PgStore {
     pub fn pool(&self) -> &sqlx::PgPool {
         &self.pool
     }
+
+    /// Where appends go: the pool (a PostgreSQL connection has no cache to keep warm).
+    fn log_pool(&self) -> &sqlx::PgPool {
+        &self.pool
+    }
+
+    /// Nothing beside the pool to close.
+    async fn close_own_connections(&self) {}
 }
 
 fn corrupt(what: impl std::fmt::Display) -> StoreError {
@@ -315,6 +366,7 @@ macro_rules! impl_store {
 
             async fn close(&self) {
                 self.pool.close().await;
+                self.close_own_connections().await;
             }
 
             async fn create_player(&self, display_name: &str) -> Result<NewPlayer, StoreError> {
@@ -513,10 +565,10 @@ macro_rules! impl_store {
                 // its own: it runs without BEGIN and COMMIT, each of which is one more round trip to
                 // the database (on SQLite, to its worker thread: two thread switches each).
                 if entries.len() <= APPEND_CHUNK {
-                    let mut conn = self.pool.acquire().await?;
+                    let mut conn = self.log_pool().acquire().await?;
                     return Self::append_on(&mut conn, entries).await;
                 }
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.log_pool().begin().await?;
                 let outcomes = Self::append_on(&mut tx, entries).await?;
                 tx.commit().await?;
                 Ok(outcomes)

@@ -97,3 +97,115 @@ async fn unreachable_postgres_is_a_transient_error() {
         .unwrap_err();
     assert!(err.is_transient(), "{err}");
 }
+
+/// The action log appends on a connection of its own, with its own page cache: REST reads holding
+/// every pooled connection never make a game wait, and no other connection's writes make it drop
+/// its cache.
+#[tokio::test]
+async fn sqlite_appends_on_their_own_connection_even_when_the_pool_is_busy() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("log.db").display());
+    let options = store::OpenOptions {
+        max_connections: 1,
+        acquire_timeout: std::time::Duration::from_millis(300),
+        sqlite_log_cache_kib: 4096,
+        ..Default::default()
+    };
+    let store = store::SqliteStore::open(&url, &options).await.unwrap();
+    use store::Store;
+    store
+        .create_room(&store::NewRoom {
+            id: "r1".into(),
+            game_kind: "chaturaji".into(),
+            options: serde_json::json!({}),
+            host_token: "t".into(),
+            settings: serde_json::json!({}),
+        })
+        .await
+        .unwrap();
+    let cache = |pool: &sqlx::SqlitePool| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>("PRAGMA cache_size")
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(cache(store.log_pool()).await, -4096);
+    assert_eq!(cache(store.pool()).await, -2000, "SQLite's default");
+    // Every pooled connection is taken (a slow report, say): the game's log still writes.
+    let held = store.pool().acquire().await.unwrap();
+    let entry = store::LogEntry {
+        room_id: "r1".into(),
+        game_no: 1,
+        seq: 0,
+        kind: store::EntryKind::Action,
+        payload: serde_json::json!({"move": "e2e4"}),
+        at: 1,
+    };
+    let outcome = store.append(std::slice::from_ref(&entry)).await.unwrap();
+    assert_eq!(outcome, vec![store::AppendOutcome::Inserted]);
+    drop(held);
+    assert_eq!(store.load_log("r1", 1).await.unwrap(), vec![entry]);
+    store.close().await;
+}
+
+/// Commits never checkpoint (`wal_autocheckpoint = 0` on every connection): the store's own task
+/// does, in the background, and restarts the WAL once it is past the configured size, so the file
+/// stays bounded under a steady stream of commits.
+#[tokio::test]
+async fn sqlite_checkpoints_in_the_background_and_keeps_the_wal_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wal.db");
+    let url = format!("sqlite://{}", path.display());
+    let options = store::OpenOptions {
+        sqlite_sync: store::SqliteSync::Normal,
+        sqlite_checkpoint: store::checkpoint::CheckpointPolicy {
+            interval: std::time::Duration::from_millis(5),
+            restart_pages: 32,
+        },
+        ..Default::default()
+    };
+    let store = store::SqliteStore::open(&url, &options).await.unwrap();
+    for pool in [store.pool(), store.log_pool()] {
+        let auto: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        assert_eq!(auto, 0);
+    }
+    use store::Store;
+    store
+        .create_room(&store::NewRoom {
+            id: "r1".into(),
+            game_kind: "chaturaji".into(),
+            options: serde_json::json!({}),
+            host_token: "t".into(),
+            settings: serde_json::json!({}),
+        })
+        .await
+        .unwrap();
+    // 3,000 commits write at least 3,000 WAL frames; SQLite's own policy (a checkpoint at 1,000
+    // pages) would let the file reach 1,000 frames before starting it over.
+    const N: i64 = 3000;
+    for seq in 0..N {
+        let entry = store::LogEntry {
+            room_id: "r1".into(),
+            game_no: 1,
+            seq,
+            kind: store::EntryKind::Action,
+            payload: serde_json::json!({"seq": seq}),
+            at: seq,
+        };
+        store.append(&[entry]).await.unwrap();
+    }
+    let wal = std::fs::metadata(dir.path().join("wal.db-wal"))
+        .unwrap()
+        .len();
+    // A WAL file is a 32-byte header and frames of a 24-byte header and one 4 KiB page.
+    let frames = wal.saturating_sub(32) / (24 + 4096);
+    assert!(frames <= 500, "the WAL grew to {frames} frames");
+    assert_eq!(store.load_log("r1", 1).await.unwrap().len(), N as usize);
+    store.close().await;
+}
