@@ -98,6 +98,17 @@ async fn unreachable_postgres_is_a_transient_error() {
     assert!(err.is_transient(), "{err}");
 }
 
+/// A room for log entries to belong to (the log's rows reference it).
+fn room_r1() -> store::NewRoom {
+    store::NewRoom {
+        id: "r1".into(),
+        game_kind: "chaturaji".into(),
+        options: serde_json::json!({}),
+        host_token: "t".into(),
+        settings: serde_json::json!({}),
+    }
+}
+
 /// The action log appends on a connection of its own, with its own page cache: REST reads holding
 /// every pooled connection never make a game wait, and no other connection's writes make it drop
 /// its cache.
@@ -113,16 +124,7 @@ async fn sqlite_appends_on_their_own_connection_even_when_the_pool_is_busy() {
     };
     let store = store::SqliteStore::open(&url, &options).await.unwrap();
     use store::Store;
-    store
-        .create_room(&store::NewRoom {
-            id: "r1".into(),
-            game_kind: "chaturaji".into(),
-            options: serde_json::json!({}),
-            host_token: "t".into(),
-            settings: serde_json::json!({}),
-        })
-        .await
-        .unwrap();
+    store.create_room(&room_r1()).await.unwrap();
     let cache = |pool: &sqlx::SqlitePool| {
         let pool = pool.clone();
         async move {
@@ -176,16 +178,7 @@ async fn sqlite_checkpoints_in_the_background_and_keeps_the_wal_bounded() {
         assert_eq!(auto, 0);
     }
     use store::Store;
-    store
-        .create_room(&store::NewRoom {
-            id: "r1".into(),
-            game_kind: "chaturaji".into(),
-            options: serde_json::json!({}),
-            host_token: "t".into(),
-            settings: serde_json::json!({}),
-        })
-        .await
-        .unwrap();
+    store.create_room(&room_r1()).await.unwrap();
     // 3,000 commits write at least 3,000 WAL frames; SQLite's own policy (a checkpoint at 1,000
     // pages) would let the file reach 1,000 frames before starting it over.
     const N: i64 = 3000;
