@@ -11,9 +11,12 @@
 //!   writer needs, so commits go on meanwhile;
 //! - when the WAL has grown past `restart_pages`, a RESTART checkpoint. A PASSIVE one never lets the
 //!   WAL start over while commits keep coming (SQLite rewinds it only when a writer starts with every
-//!   frame already copied), so under steady load the file would grow without end. RESTART holds
-//!   writers back while it copies the few frames since the last PASSIVE one and waits for readers;
-//!   the next commit then writes from the start of the file again.
+//!   frame already copied), so under steady load the file would grow without end. RESTART needs the
+//!   write lock, which a steady stream of appends on another connection hardly ever leaves free
+//!   (SQLite's busy handler polls for it every few milliseconds), so it runs on the log's own
+//!   connection: it waits there for the append in progress, copies the few frames since the last
+//!   PASSIVE checkpoint while the next appends wait for the connection, and the next commit writes
+//!   from the start of the file again.
 
 use std::time::Duration;
 
@@ -85,8 +88,9 @@ pub async fn checkpoint(pool: &SqlitePool, mode: Mode) -> Result<Checkpointed, s
     })
 }
 
-/// The checkpointing task: runs until `pool` (its own connection) is closed.
-pub async fn run(pool: SqlitePool, policy: CheckpointPolicy) {
+/// The checkpointing task: PASSIVE checkpoints on `pool` (its own connection), RESTART ones on
+/// `log` (the action log's connection); runs until `pool` is closed.
+pub async fn run(pool: SqlitePool, log: SqlitePool, policy: CheckpointPolicy) {
     let every = policy.interval.max(Duration::from_millis(1));
     let mut tick = tokio::time::interval_at(Instant::now() + every, every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -104,7 +108,7 @@ pub async fn run(pool: SqlitePool, policy: CheckpointPolicy) {
             }
         };
         if passive.wal_pages >= i64::from(policy.restart_pages) {
-            match checkpoint(&pool, Mode::Restart).await {
+            match checkpoint(&log, Mode::Restart).await {
                 Ok(done) if done.busy => {
                     tracing::debug!(
                         wal_pages = done.wal_pages,

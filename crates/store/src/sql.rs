@@ -92,6 +92,7 @@ impl SqliteStore {
         let checkpointer = single().connect_with(connect).await?;
         tokio::spawn(crate::checkpoint::run(
             checkpointer.clone(),
+            log.clone(),
             options.sqlite_checkpoint,
         ));
         Ok(SqliteStore {
