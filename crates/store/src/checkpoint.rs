@@ -88,6 +88,11 @@ pub async fn checkpoint(pool: &SqlitePool, mode: Mode) -> Result<Checkpointed, s
     })
 }
 
+/// PASSIVE checkpoints at most before a RESTART, each copying what came during the one before...
+const CATCH_UP_ROUNDS: usize = 4;
+/// ... until fewer pages than this came meanwhile.
+const CATCH_UP_PAGES: i64 = 256;
+
 /// The checkpointing task: PASSIVE checkpoints on `pool` (its own connection), RESTART ones on
 /// `log` (the action log's connection); runs until `pool` is closed.
 pub async fn run(pool: SqlitePool, log: SqlitePool, policy: CheckpointPolicy) {
@@ -108,6 +113,15 @@ pub async fn run(pool: SqlitePool, log: SqlitePool, policy: CheckpointPolicy) {
             }
         };
         if passive.wal_pages >= i64::from(policy.restart_pages) {
+            // Catch up first, alongside the appends: the RESTART holds them back while it copies
+            // what came since the last PASSIVE checkpoint, so that should be little.
+            let mut behind = passive.wal_pages;
+            for _ in 0..CATCH_UP_ROUNDS {
+                match checkpoint(&pool, Mode::Passive).await {
+                    Ok(done) if done.wal_pages - behind > CATCH_UP_PAGES => behind = done.wal_pages,
+                    _ => break,
+                }
+            }
             match checkpoint(&log, Mode::Restart).await {
                 Ok(done) if done.busy => {
                     tracing::debug!(
