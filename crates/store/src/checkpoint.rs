@@ -41,50 +41,44 @@ impl Default for CheckpointPolicy {
     }
 }
 
-/// What one `PRAGMA wal_checkpoint` reported.
+/// What one `PRAGMA wal_checkpoint` reported (its third column, the pages copied, is not used).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Checkpointed {
+struct Checkpointed {
     /// The checkpoint could not finish (a RESTART that readers or a writer held back).
-    pub busy: bool,
+    busy: bool,
     /// Pages in the WAL.
-    pub wal_pages: i64,
-    /// Of those, pages copied into the database file.
-    pub copied: i64,
+    wal_pages: i64,
 }
 
 /// A checkpoint mode of `PRAGMA wal_checkpoint`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+enum Mode {
     Passive,
     Restart,
 }
 
 impl Mode {
-    fn label(self) -> &'static str {
+    /// The statement, and the metrics label.
+    fn sql_and_label(self) -> (&'static str, &'static str) {
         match self {
-            Mode::Passive => "passive",
-            Mode::Restart => "restart",
+            Mode::Passive => ("PRAGMA wal_checkpoint(PASSIVE)", "passive"),
+            Mode::Restart => ("PRAGMA wal_checkpoint(RESTART)", "restart"),
         }
     }
 }
 
 /// Runs one checkpoint on `pool` and records it in the metrics.
-pub async fn checkpoint(pool: &SqlitePool, mode: Mode) -> Result<Checkpointed, sqlx::Error> {
+async fn checkpoint(pool: &SqlitePool, mode: Mode) -> Result<Checkpointed, sqlx::Error> {
     let started = Instant::now();
-    let sql = match mode {
-        Mode::Passive => "PRAGMA wal_checkpoint(PASSIVE)",
-        Mode::Restart => "PRAGMA wal_checkpoint(RESTART)",
-    };
-    let (busy, wal_pages, copied): (i64, i64, i64) = sqlx::query_as(sql).fetch_one(pool).await?;
-    let mode = mode.label();
-    metrics::histogram!("fourkings_store_checkpoint_seconds", "mode" => mode)
+    let (sql, label) = mode.sql_and_label();
+    let (busy, wal_pages, _copied): (i64, i64, i64) = sqlx::query_as(sql).fetch_one(pool).await?;
+    metrics::histogram!("fourkings_store_checkpoint_seconds", "mode" => label)
         .record(started.elapsed());
-    metrics::counter!("fourkings_store_checkpoints_total", "mode" => mode).increment(1);
+    metrics::counter!("fourkings_store_checkpoints_total", "mode" => label).increment(1);
     metrics::gauge!("fourkings_store_wal_pages").set(wal_pages as f64);
     Ok(Checkpointed {
         busy: busy != 0,
         wal_pages,
-        copied,
     })
 }
 
