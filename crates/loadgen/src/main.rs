@@ -394,18 +394,34 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
     })
 }
 
-/// The server's heap in KiB (allocated, resident), from its `/metrics` (jemalloc builds).
-async fn heap_kib(addr: SocketAddr) -> Option<(u64, u64)> {
+/// The server's heap in KiB, from its `/metrics` (jemalloc builds).
+#[derive(Debug, Clone, Copy)]
+struct HeapKib {
+    allocated: u64,
+    resident: u64,
+    /// Of `allocated`, freed objects parked in the threads' caches.
+    thread_caches: u64,
+}
+
+impl HeapKib {
+    /// What the program holds: the allocator's figure without its threads' caches.
+    fn held(self) -> u64 {
+        self.allocated.saturating_sub(self.thread_caches)
+    }
+}
+
+async fn heap_kib(addr: SocketAddr) -> Option<HeapKib> {
     let text = get_text(addr, "/metrics").await.ok()?;
     let gauge = |name: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.trim().parse::<f64>().ok())
             .map(|b| (b / 1024.0) as u64)
     };
-    Some((
-        gauge("fourkings_heap_allocated_bytes ")?,
-        gauge("fourkings_heap_resident_bytes ")?,
-    ))
+    Some(HeapKib {
+        allocated: gauge("fourkings_heap_allocated_bytes ")?,
+        resident: gauge("fourkings_heap_resident_bytes ")?,
+        thread_caches: gauge("fourkings_heap_thread_cache_bytes ").unwrap_or(0),
+    })
 }
 
 /// Open rooms as `/metrics` counts them (every phase).
@@ -422,9 +438,10 @@ async fn open_rooms(addr: SocketAddr) -> Option<u64> {
 /// One sample line: seconds of play, actions, the server's RSS and heap.
 async fn sample_line(args: &Args, began: Instant, acted: u64) -> String {
     let rss = args.server_pid.and_then(rss_kib).unwrap_or(0);
-    let (alloc, resident) = heap_kib(args.addr).await.unwrap_or((0, 0));
+    let heap = heap_kib(args.addr).await;
+    let (alloc, held, resident) = heap.map_or((0, 0, 0), |h| (h.allocated, h.held(), h.resident));
     format!(
-        "sample t {:.0} s  actions {acted}  rss {rss} KiB  heap allocated {alloc} KiB  resident {resident} KiB",
+        "sample t {:.0} s  actions {acted}  rss {rss} KiB  heap allocated {alloc} KiB (without thread caches {held})  resident {resident} KiB",
         began.elapsed().as_secs_f64()
     )
 }
@@ -602,8 +619,13 @@ async fn main() -> anyhow::Result<()> {
         return child(args).await;
     }
     let heap_start = heap_kib(args.addr).await;
-    if let Some((alloc, resident)) = heap_start {
-        println!("heap at start: allocated {alloc} KiB  resident {resident} KiB");
+    if let Some(h) = heap_start {
+        println!(
+            "heap at start: allocated {} KiB (without thread caches {})  resident {} KiB",
+            h.allocated,
+            h.held(),
+            h.resident
+        );
     }
     let cpu_rooms = open_cpu_rooms(&args).await?;
     let rss_before = args.server_pid.and_then(rss_kib);
@@ -668,7 +690,8 @@ async fn main() -> anyhow::Result<()> {
             (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
         );
     }
-    if let (Some((before, _)), Some((after, _))) = (heap_before, heap_held) {
+    if let (Some(before), Some(after)) = (heap_before, heap_held) {
+        let (before, after) = (before.allocated, after.allocated);
         println!(
             "server heap allocated {before} KiB -> {after} KiB with the connections held: {:.2} KiB per connection",
             (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
@@ -684,11 +707,19 @@ async fn main() -> anyhow::Result<()> {
         // A few seconds more for the allocator's background purge.
         tokio::time::sleep(Duration::from_secs(3)).await;
         let rss = args.server_pid.and_then(rss_kib).unwrap_or(0);
+        let growth = |a: u64, b: u64| (b as f64 - a as f64) * 100.0 / a.max(1) as f64;
         match (heap_start, heap_kib(args.addr).await) {
-            (Some((a0, r0)), Some((a1, r1))) => println!(
-                "after the rooms closed (open rooms {}): heap allocated {a0} -> {a1} KiB ({:+.1}%)  resident {r0} -> {r1} KiB  rss {rss} KiB",
+            (Some(h0), Some(h1)) => println!(
+                "after the rooms closed (open rooms {}): heap allocated {} -> {} KiB ({:+.1}%), without thread caches {} -> {} KiB ({:+.1}%)  resident {} -> {} KiB  rss {rss} KiB",
                 open.map_or("?".to_owned(), |n| n.to_string()),
-                (a1 as f64 - a0 as f64) * 100.0 / a0.max(1) as f64
+                h0.allocated,
+                h1.allocated,
+                growth(h0.allocated, h1.allocated),
+                h0.held(),
+                h1.held(),
+                growth(h0.held(), h1.held()),
+                h0.resident,
+                h1.resident
             ),
             _ => println!(
                 "after the rooms closed: no heap figures (not a jemalloc build?), rss {rss} KiB"

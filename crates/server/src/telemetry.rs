@@ -51,6 +51,7 @@ pub const CHAT_MESSAGES: &str = "fourkings_chat_messages_total";
 pub const HOST_ORDERS: &str = "fourkings_host_orders_total";
 pub const HEAP_ALLOCATED: &str = "fourkings_heap_allocated_bytes";
 pub const HEAP_RESIDENT: &str = "fourkings_heap_resident_bytes";
+pub const HEAP_THREAD_CACHES: &str = "fourkings_heap_thread_cache_bytes";
 
 /// Histogram buckets in seconds: from half a millisecond (an act on an idle server) to a CPU thinking
 /// for seconds.
@@ -100,6 +101,11 @@ fn describe() {
         HEAP_RESIDENT,
         Unit::Bytes,
         "Bytes of RAM the allocator keeps for the heap (jemalloc builds only)."
+    );
+    describe_gauge!(
+        HEAP_THREAD_CACHES,
+        Unit::Bytes,
+        "Of the allocated heap, freed objects the threads' caches keep for reuse (jemalloc builds only)."
     );
     describe_gauge!(
         ROOMS,
@@ -315,6 +321,7 @@ pub async fn serve(State(state): State<AppState>) -> impl IntoResponse {
     if let Some(heap) = crate::heap::sample() {
         gauge!(HEAP_ALLOCATED).set(heap.allocated as f64);
         gauge!(HEAP_RESIDENT).set(heap.resident as f64);
+        gauge!(HEAP_THREAD_CACHES).set(heap.thread_caches as f64);
     }
     (
         [(
