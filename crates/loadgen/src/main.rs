@@ -84,6 +84,10 @@ struct Args {
     /// short `FOURKINGS_ROOMS__IDLE_CLOSE_MS`), then compare the heap with its start; 0 = don't.
     #[arg(long, default_value_t = 0)]
     close_wait_secs: u64,
+    /// Play the whole run (rooms, play, close wait) this many times against the same server: with
+    /// `--close-wait-secs`, whether a second load leaves more behind than the first did.
+    #[arg(long, default_value_t = 1)]
+    rounds: u32,
     /// Once every connection is held (and the server's memory read), keep them idle this many
     /// seconds before play starts: time to read or profile an idle server (e.g. a heap profile).
     #[arg(long, default_value_t = 0)]
@@ -618,6 +622,17 @@ async fn main() -> anyhow::Result<()> {
     if args.child_offset.is_some() {
         return child(args).await;
     }
+    for round in 1..=args.rounds {
+        if args.rounds > 1 {
+            println!("round {round}");
+        }
+        play_round(&args).await?;
+    }
+    Ok(())
+}
+
+/// Open the rooms, play, report, and (with `--close-wait-secs`) wait for the rooms to close.
+async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
     let heap_start = heap_kib(args.addr).await;
     if let Some(h) = heap_start {
         println!(
@@ -627,7 +642,7 @@ async fn main() -> anyhow::Result<()> {
             h.resident
         );
     }
-    let cpu_rooms = open_cpu_rooms(&args).await?;
+    let cpu_rooms = open_cpu_rooms(args).await?;
     let rss_before = args.server_pid.and_then(rss_kib);
     let heap_before = heap_kib(args.addr).await;
     let mut rss_held = None;
@@ -646,8 +661,8 @@ async fn main() -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(500)).await;
         rss_held = args.server_pid.and_then(rss_kib);
         heap_held = heap_kib(args.addr).await;
-        hold(&args).await;
-        play(&args, prepared).await?
+        hold(args).await;
+        play(args, prepared).await?
     };
     let mut cpu_playing = 0;
     for room in &cpu_rooms {
