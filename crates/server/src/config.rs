@@ -88,6 +88,8 @@ pub struct DatabaseSection {
     pub url: String,
     pub spool_path: String,
     pub max_connections: u32,
+    /// A pooled connection idle this long is closed, ms.
+    pub pool_idle_ms: u64,
     pub write_timeout_ms: u64,
     pub connect_timeout_ms: u64,
     /// SQLite only: `full` (fsync every commit) or `normal` (fsync at checkpoints).
@@ -291,6 +293,7 @@ impl Config {
     pub fn open_options(&self) -> store::OpenOptions {
         store::OpenOptions {
             max_connections: self.database.max_connections,
+            pool_idle: Duration::from_millis(self.database.pool_idle_ms),
             acquire_timeout: Duration::from_millis(self.database.connect_timeout_ms),
             sqlite_sync: self.database.sqlite_synchronous,
             sqlite_log_cache_kib: self.database.sqlite_log_cache_kib,

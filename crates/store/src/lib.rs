@@ -64,6 +64,9 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct OpenOptions {
     pub max_connections: u32,
+    /// A pooled connection idle this long is closed: the connections a busy moment opened (each
+    /// with its caches and, for SQLite, a thread) are given back once it has passed.
+    pub pool_idle: Duration,
     /// How long to wait for a connection before failing (a short one makes an outage visible fast).
     pub acquire_timeout: Duration,
     /// SQLite only: when a commit reaches the disk (PostgreSQL has its own `synchronous_commit`).
@@ -89,6 +92,7 @@ impl Default for OpenOptions {
     fn default() -> Self {
         OpenOptions {
             max_connections: 8,
+            pool_idle: Duration::from_secs(60),
             // Generous: a loaded machine can take seconds to open a connection. The log writer has
             // its own, shorter write timeout to notice outages.
             acquire_timeout: Duration::from_secs(10),

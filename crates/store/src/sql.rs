@@ -65,6 +65,7 @@ impl SqliteStore {
         }
         let pool = SqlitePoolOptions::new()
             .max_connections(options.max_connections.max(1))
+            .idle_timeout(options.pool_idle)
             // A local file does not drop like a network connection: no ping (a round trip to the
             // connection's worker thread) before every use.
             .test_before_acquire(false)
@@ -131,6 +132,7 @@ impl PgStore {
         let connect = PgConnectOptions::from_str(url)?;
         let pool = PgPoolOptions::new()
             .max_connections(options.max_connections.max(1))
+            .idle_timeout(options.pool_idle)
             .acquire_timeout(options.acquire_timeout)
             .connect_with(connect)
             .await?;
