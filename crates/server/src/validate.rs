@@ -169,6 +169,9 @@ impl Config {
             "rooms.reconnects_per_minute",
             r.reconnects_per_minute as u64,
         );
+        // 0 would not mean "never": the pool looks for idle connections once per idle time, so it
+        // would spin.
+        positive("database.pool_idle_ms", self.database.pool_idle_ms);
 
         if s.listen.parse::<SocketAddr>().is_err() {
             problems.push(format!(
@@ -306,6 +309,7 @@ mod tests {
         config.server.max_rooms = 0;
         config.server.shutdown_timeout_ms = 0;
         config.limits.rate_messages = 0;
+        config.database.pool_idle_ms = 0;
         config.timers.idle_timeout_ms = config.timers.ping_interval_ms;
         config.log.filter = "info,=[".into();
         let problems = config.validate().expect_err("invalid").problems;
@@ -313,6 +317,7 @@ mod tests {
             "server.max_rooms must be greater than 0",
             "server.shutdown_timeout_ms must be greater than 0",
             "limits.rate_messages must be greater than 0",
+            "database.pool_idle_ms must be greater than 0",
             "server.listen = \"localhost\"",
             "server.public_url = \"games.example.org\"",
             "server.allowed_origins: \"*\"",
