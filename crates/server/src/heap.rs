@@ -1,5 +1,6 @@
 //! The heap as the allocator sees it: bytes the program holds (`allocated`, of them `thread_caches`
-//! freed but parked for reuse) and bytes the allocator keeps in RAM for it (`resident`), for `/metrics` and the memory benchmarks (docs/benchmarks.md).
+//! freed but parked for reuse) and bytes the allocator keeps in RAM for it (`resident`), for
+//! `/metrics` and the memory benchmarks (docs/benchmarks.md).
 //! Only with the `jemalloc` feature (the binary's allocator then is jemalloc); without it there are
 //! no figures and the gauges are not set.
 
