@@ -15,8 +15,9 @@
 //! in the same millisecond would measure a burst, not a rate), and every seat keeps its own latency
 //! samples (no shared lock on the measuring path).
 //!
-//! `--cpu-rooms M` also opens M rooms of four CPU players (no connections) and starts them, to
-//! measure humans' latency while bots think beside them.
+//! `--cpu-rooms M` also opens M rooms of four CPU players (no connections) and starts them just before
+//! play, to measure humans' latency while bots play beside them; how many log entries the server
+//! committed during play shows how much the CPU rooms did meanwhile.
 #![forbid(unsafe_code)]
 
 use std::io::{BufRead, Write};
@@ -305,32 +306,48 @@ async fn seat(
     Ok(latencies)
 }
 
-/// Rooms of four CPU players, started; returns their ids.
+/// Rooms of four CPU players, started; returns their ids. Opened many at a time, so that they all play
+/// through the humans' measured minute however long one start takes (a start waits for the first
+/// dice throw, which the log may keep a little later: `database.cpu_commit_window_ms`).
 async fn open_cpu_rooms(args: &Args) -> anyhow::Result<Vec<String>> {
-    let mut ids = Vec::new();
-    for _ in 0..args.cpu_rooms {
-        let (room, host_token) = create_room(args.addr, &args.cpu_game).await?;
-        for seat in ["red", "green", "yellow", "blue"] {
-            call(
-                args.addr,
-                "POST",
-                &format!("/rooms/{room}/cpu"),
-                Some(&host_token),
-                &json!({"seat": seat, "level": args.cpu_level}).to_string(),
-            )
-            .await?;
-        }
+    let began = Instant::now();
+    let rooms: anyhow::Result<Vec<String>> = futures_util::stream::iter(0..args.cpu_rooms)
+        .map(|_| open_cpu_room(args))
+        .buffer_unordered(64)
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect();
+    if args.cpu_rooms > 0 {
+        println!(
+            "CPU rooms opened and started in {:.1} s",
+            began.elapsed().as_secs_f64()
+        );
+    }
+    rooms
+}
+
+async fn open_cpu_room(args: &Args) -> anyhow::Result<String> {
+    let (room, host_token) = create_room(args.addr, &args.cpu_game).await?;
+    for seat in ["red", "green", "yellow", "blue"] {
         call(
             args.addr,
             "POST",
-            &format!("/rooms/{room}/start"),
+            &format!("/rooms/{room}/cpu"),
             Some(&host_token),
-            "{}",
+            &json!({"seat": seat, "level": args.cpu_level}).to_string(),
         )
         .await?;
-        ids.push(room);
     }
-    Ok(ids)
+    call(
+        args.addr,
+        "POST",
+        &format!("/rooms/{room}/start"),
+        Some(&host_token),
+        "{}",
+    )
+    .await?;
+    Ok(room)
 }
 
 /// This process's rooms, connected and waiting for the start.
@@ -428,6 +445,19 @@ async fn heap_kib(addr: SocketAddr) -> Option<HeapKib> {
     })
 }
 
+/// Entries the server's action log has committed, as `/metrics` counts them.
+async fn logged_entries(addr: SocketAddr) -> Option<u64> {
+    let text = get_text(addr, "/metrics").await.ok()?;
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("fourkings_store_committed_entries_total ")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map(|n| n as u64)
+}
+
 /// Open rooms as `/metrics` counts them (every phase).
 async fn open_rooms(addr: SocketAddr) -> Option<u64> {
     let text = get_text(addr, "/metrics").await.ok()?;
@@ -491,6 +521,7 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     // that neither the setup nor the starts count; on a busy machine it stays meaningful where
     // latencies do not. One process only (children do not know the server).
     let cpu_from = args.server_pid.and_then(cpu_ticks);
+    let logged_from = logged_entries(args.addr).await;
     let acted_from = p.counters.acted.load(Ordering::Relaxed);
     let mut report = Report {
         held: p.held,
@@ -511,6 +542,15 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
         println!(
             "server CPU during play: {seconds:.2} s for {acted} actions = {:.3} ms per action",
             seconds * 1000.0 / acted.max(1) as f64
+        );
+    }
+    // Every action of any room is one log entry (a dice throw another): beside the humans' actions,
+    // what the CPU rooms did during play (against a run without them).
+    if let (Some(from), Some(to)) = (logged_from, logged_entries(args.addr).await) {
+        let acted = p.counters.acted.load(Ordering::Relaxed) - acted_from;
+        println!(
+            "log entries during play: {} (the humans' actions {acted})",
+            to - from
         );
     }
     report.actions = report.latencies_us.len() as u64;
@@ -642,12 +682,13 @@ async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
             h.resident
         );
     }
-    let cpu_rooms = open_cpu_rooms(args).await?;
     let rss_before = args.server_pid.and_then(rss_kib);
     let heap_before = heap_kib(args.addr).await;
     let mut rss_held = None;
     let mut heap_held = None;
+    let cpu_rooms;
     let mut report = if args.procs > 1 {
+        cpu_rooms = open_cpu_rooms(args).await?;
         let args = args.clone();
         let held = (&mut rss_held, &mut heap_held);
         tokio::task::block_in_place(|| {
@@ -662,6 +703,9 @@ async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
         rss_held = args.server_pid.and_then(rss_kib);
         heap_held = heap_kib(args.addr).await;
         hold(args).await;
+        // Started just before play, so that their games overlap the measured minute (and not the
+        // humans' setup, however long that takes).
+        cpu_rooms = open_cpu_rooms(args).await?;
         play(args, prepared).await?
     };
     let mut cpu_playing = 0;
