@@ -251,7 +251,7 @@ pub async fn create_room(
 /// A place for `client`'s new room: under the global cap (`server.max_rooms`, 503 `too_many_rooms`)
 /// and under its own cap of open lobbies (`limits.max_open_lobbies_per_client`, 429 `client_limit`).
 async fn take_slot(state: &AppState, client: IpAddr) -> Result<Slot<'_>, ApiError> {
-    let _one_at_a_time = state.registry.creating.lock().await;
+    let _one_at_a_time = state.registry.creating(client).await;
     let (theirs, pending) = state.registry.created_by(client);
     let phases = futures_util::future::join_all(
         theirs
