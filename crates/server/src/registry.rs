@@ -191,13 +191,13 @@ impl Registry {
     /// other client's creations meanwhile (issue 20: a load generator opening 1,000 CPU rooms made
     /// another client's creation wait 70–140 ms instead of under 1 ms).
     pub async fn creating(&self, client: IpAddr) -> Creating<'_> {
-        let turn = self
-            .creating
-            .lock()
-            .expect("creating lock")
-            .entry(client)
-            .or_default()
-            .clone();
+        let turn = {
+            let mut creating = self.creating.lock().expect("creating lock");
+            // A creation cancelled while it waited (its client went away) left an entry that
+            // nobody holds or awaits: forget those too (the map holds only creations under way).
+            creating.retain(|_, turn| Arc::strong_count(turn) > 1);
+            creating.entry(client).or_default().clone()
+        };
         Creating {
             registry: self,
             client,
@@ -391,6 +391,14 @@ mod tests {
             registry.creating.lock().unwrap().is_empty(),
             "no lock is kept for a client that creates nothing"
         );
+        // A creation given up while it waited leaves nothing behind once another one comes.
+        let ann = registry.creating(ANN).await;
+        let mut given_up = Box::pin(registry.creating(ANN));
+        assert!(tokio::time::timeout(wait, &mut given_up).await.is_err());
+        drop(ann);
+        drop(given_up);
+        drop(registry.creating(BOB).await);
+        assert!(registry.creating.lock().unwrap().is_empty());
     }
 
     #[tokio::test]
