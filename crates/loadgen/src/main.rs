@@ -306,9 +306,8 @@ async fn seat(
     Ok(latencies)
 }
 
-/// Rooms of four CPU players, started; returns their ids. Opened many at a time, so that they all play
-/// through the humans' measured minute however long one start takes (a start waits for the first
-/// dice throw, which the log may keep a little later: `database.cpu_commit_window_ms`).
+/// Rooms of four CPU players, started; returns their ids. Opened many at a time, so that their games
+/// start close together and overlap the humans' measured minute.
 async fn open_cpu_rooms(args: &Args) -> anyhow::Result<Vec<String>> {
     let began = Instant::now();
     let rooms: anyhow::Result<Vec<String>> = futures_util::stream::iter(0..args.cpu_rooms)
@@ -433,29 +432,29 @@ impl HeapKib {
 
 async fn heap_kib(addr: SocketAddr) -> Option<HeapKib> {
     let text = get_text(addr, "/metrics").await.ok()?;
-    let gauge = |name: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(name)?.trim().parse::<f64>().ok())
-            .map(|b| (b / 1024.0) as u64)
-    };
+    let kib = |name: &str| metric(&text, name).map(|b| (b / 1024.0) as u64);
     Some(HeapKib {
-        allocated: gauge("fourkings_heap_allocated_bytes ")?,
-        resident: gauge("fourkings_heap_resident_bytes ")?,
-        thread_caches: gauge("fourkings_heap_thread_cache_bytes ").unwrap_or(0),
+        allocated: kib("fourkings_heap_allocated_bytes")?,
+        resident: kib("fourkings_heap_resident_bytes")?,
+        thread_caches: kib("fourkings_heap_thread_cache_bytes").unwrap_or(0),
+    })
+}
+
+/// The value of an unlabelled metric in a `/metrics` text.
+fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines().find_map(|l| {
+        l.strip_prefix(name)?
+            .strip_prefix(' ')?
+            .trim()
+            .parse::<f64>()
+            .ok()
     })
 }
 
 /// Entries the server's action log has committed, as `/metrics` counts them.
 async fn logged_entries(addr: SocketAddr) -> Option<u64> {
     let text = get_text(addr, "/metrics").await.ok()?;
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix("fourkings_store_committed_entries_total ")?
-                .trim()
-                .parse::<f64>()
-                .ok()
-        })
-        .map(|n| n as u64)
+    metric(&text, "fourkings_store_committed_entries_total").map(|n| n as u64)
 }
 
 /// Open rooms as `/metrics` counts them (every phase).
@@ -682,13 +681,18 @@ async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
             h.resident
         );
     }
+    // With child processes the CPU rooms open before anything is measured; with one process just
+    // before play (below).
+    let mut cpu_rooms = if args.procs > 1 {
+        open_cpu_rooms(args).await?
+    } else {
+        Vec::new()
+    };
     let rss_before = args.server_pid.and_then(rss_kib);
     let heap_before = heap_kib(args.addr).await;
     let mut rss_held = None;
     let mut heap_held = None;
-    let cpu_rooms;
     let mut report = if args.procs > 1 {
-        cpu_rooms = open_cpu_rooms(args).await?;
         let args = args.clone();
         let held = (&mut rss_held, &mut heap_held);
         tokio::task::block_in_place(|| {
