@@ -33,6 +33,7 @@ pub use persist::{StoredRoom, restore};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use tokio::runtime::Handle;
 use tokio::time::Instant;
 
 use protocol::{Actor, ErrorCode, Event, Seat};
@@ -43,6 +44,7 @@ use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
 use crate::handle::{Cmd, Queued, RoomError, RoomHandle};
 use crate::history::History;
+use crate::lane::OnCpuLane;
 use crate::log::{ActionLog, EntryKind, LogEntry, LogError};
 use crate::outbox::OutboxSender;
 use crate::queue;
@@ -180,6 +182,18 @@ struct Room {
     /// The log fenced the room out (cluster mode: another node owns it now) or the server told it
     /// to stop: the actor ends after the command at hand and closes every connection.
     stopped: bool,
+    /// Held while the actor runs on the CPU lane (four CPU seats; see [`crate::lane`]).
+    on_cpu_lane: Option<OnCpuLane>,
+}
+
+/// How an actor's loop begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    /// A new or rebuilt room: it may have a CPU move or a dice throw to play first.
+    Started,
+    /// The room moved from another runtime (see [`crate::lane`]) between two commands: nothing
+    /// is pending that the loop would not see.
+    Moved,
 }
 
 fn now_ms() -> u64 {
@@ -230,6 +244,7 @@ impl Room {
             removed: Vec::new(),
             muted: [None; 4],
             stopped: false,
+            on_cpu_lane: None,
         }
     }
 
@@ -238,7 +253,7 @@ impl Room {
             id: self.id.clone(),
             tx,
         };
-        tokio::spawn(self.run(rx));
+        tokio::spawn(self.run(rx, Arrival::Started));
         handle
     }
 
@@ -251,10 +266,16 @@ impl Room {
     /// room's task; the block's captured room is used where it lies (hence clippy's
     /// `manual_async_fn` is allowed here: the `async fn` it suggests is the larger task).
     #[allow(clippy::manual_async_fn)]
-    fn run(mut self, mut rx: queue::Receiver<Queued>) -> impl Future<Output = ()> + Send {
+    fn run(
+        mut self,
+        mut rx: queue::Receiver<Queued>,
+        arrival: Arrival,
+    ) -> impl Future<Output = ()> + Send {
         async move {
-            // A rebuilt room may have a CPU or a dice throw to play.
-            Box::pin(self.drive()).await;
+            if arrival == Arrival::Started {
+                // A rebuilt room may have a CPU or a dice throw to play.
+                Box::pin(self.drive()).await;
+            }
             loop {
                 if self.stopped {
                     // Close the command channel before the outboxes, so that a connection that sees its
@@ -262,6 +283,12 @@ impl Room {
                     rx.close();
                     self.subs.clear();
                     tracing::info!(room = %self.id, "room stopped: another node serves it now");
+                    return;
+                }
+                // Seated CPU players or a freed seat may have changed where the room belongs: the
+                // actor moves, and its loop goes on there.
+                if let Some(lane) = self.lane_change() {
+                    lane.spawn(self.run(rx, Arrival::Moved));
                     return;
                 }
                 let wake = self.next_wake();
@@ -280,6 +307,31 @@ impl Room {
                 }
             }
             tracing::debug!(room = %self.id, "room closed");
+        }
+    }
+
+    /// Four CPU players and no seat a human could take: nobody waits on this table's latency.
+    fn cpu_only(&self) -> bool {
+        self.seats
+            .iter()
+            .all(|s| matches!(s, SeatState::Cpu { .. }))
+    }
+
+    /// The runtime the actor must move to, when its seats no longer match where it runs: four CPU
+    /// seats belong on the CPU lane, anything else at home.
+    fn lane_change(&mut self) -> Option<Handle> {
+        let lanes = self.config.lanes.as_ref()?;
+        match (self.cpu_only(), self.on_cpu_lane.is_some()) {
+            (true, false) => {
+                let (lane, mark) = lanes.enter_cpu_lane();
+                self.on_cpu_lane = Some(mark);
+                Some(lane.clone())
+            }
+            (false, true) => {
+                self.on_cpu_lane = None;
+                Some(lanes.home().clone())
+            }
+            _ => None,
         }
     }
 
@@ -383,7 +435,7 @@ mod tests {
             &tx,
         );
         let room_bytes = std::mem::size_of::<Room>();
-        let task = room.run(rx);
+        let task = room.run(rx, Arrival::Started);
         let task_bytes = std::mem::size_of_val(&task);
         // The room, the command receiver, the sleep and the select's state; not a second room.
         assert!(

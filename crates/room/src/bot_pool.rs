@@ -2,19 +2,23 @@
 //!
 //! Why dedicated threads: a search takes up to a second of CPU; on tokio's workers (or its blocking
 //! pool, which grows without bound) it would compete with the socket I/O of every human. The pool has
-//! a fixed number of threads (cores minus one by default) and a bounded queue, and its threads run at
-//! a lower scheduling priority (nice 10), so on a saturated machine the kernel serves the runtime's
-//! threads first and a human's act→event path is not delayed by bots.
+//! a fixed number of threads (cores minus one by default) and a bounded queue, and its threads run in
+//! the idle scheduling class (see [`crate::lane`]): whenever a runtime thread wakes it preempts a
+//! search at once, so a human's act→event path is not delayed by bots.
 //!
 //! Back-pressure policy: a room never waits for the pool. When the queue is full, [`BotPool::submit`]
 //! computes a greedy plan on the spot (microseconds); a queued decision that waited longer than
 //! `max_wait` is answered greedily by the worker that picks it up. Under overload the CPU players
 //! get weaker, never slower. Results go back through a oneshot channel; the room discards a result
 //! computed for a state that has changed since (see the room actor).
+//!
+//! Two queues, each bounded by `queue`: decisions for tables where a human sits are taken before any
+//! for a table of four CPU players, so a thousand CPU-only tables neither delay nor weaken the CPU
+//! opponents of a human (they only wait, and past `max_wait` play greedily themselves).
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bots::Level;
@@ -32,6 +36,16 @@ pub struct Job {
     pub level: Level,
     /// Drives the bot's tie-breaks (bots have no randomness of their own).
     pub seed: u64,
+    pub table: Table,
+}
+
+/// Who waits for a decision: it orders the pool's queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// A human sits at the table (or may sit: a free seat): served first.
+    WithHumans,
+    /// Four CPU players: served when no table with a human is waiting.
+    CpuOnly,
 }
 
 /// A decision made.
@@ -72,16 +86,68 @@ fn level_index(level: Level) -> usize {
         .expect("every level is in ALL")
 }
 
+#[derive(Debug)]
 struct Task {
     job: Job,
     queued: Instant,
     reply: oneshot::Sender<Thought>,
 }
 
-/// The pool. Dropping the last handle closes the queue; the threads finish their decision and exit.
+/// The waiting decisions, one queue per [`Table`] kind.
+#[derive(Debug, Default)]
+struct Queues {
+    with_humans: VecDeque<Task>,
+    cpu_only: VecDeque<Task>,
+    /// The pool is gone: the workers finish what they hold and exit.
+    closed: bool,
+}
+
+impl Queues {
+    fn of(&mut self, table: Table) -> &mut VecDeque<Task> {
+        match table {
+            Table::WithHumans => &mut self.with_humans,
+            Table::CpuOnly => &mut self.cpu_only,
+        }
+    }
+}
+
+/// The queues and the condition the workers wait on.
+#[derive(Debug, Default)]
+struct Shared {
+    queues: Mutex<Queues>,
+    ready: Condvar,
+}
+
+impl Shared {
+    /// A poisoned lock means a worker panicked while holding it, which the short critical
+    /// sections here cannot do; the queues themselves are still sound.
+    fn lock(&self) -> MutexGuard<'_, Queues> {
+        self.queues.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next decision to make, tables with a human first; `None` once the pool is closed.
+    fn take(&self) -> Option<Task> {
+        let mut queues = self.lock();
+        loop {
+            if let Some(task) = queues
+                .with_humans
+                .pop_front()
+                .or_else(|| queues.cpu_only.pop_front())
+            {
+                return Some(task);
+            }
+            if queues.closed {
+                return None;
+            }
+            queues = self.ready.wait(queues).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// The pool. Dropping the last handle closes the queues; the threads finish their decision and exit.
 #[derive(Debug)]
 pub struct BotPool {
-    queue: SyncSender<Task>,
+    shared: Arc<Shared>,
     config: BotConfig,
     stats: Arc<PoolStats>,
 }
@@ -94,12 +160,11 @@ impl BotPool {
 
     /// A pool whose threads use `thinker` (tests pass instrumented ones).
     pub fn with_thinker(config: BotConfig, thinker: Arc<dyn Thinker>) -> Arc<BotPool> {
-        let (queue, rx) = sync_channel::<Task>(config.queue.max(1));
-        let rx = Arc::new(Mutex::new(rx));
+        let shared = Arc::new(Shared::default());
         let stats = Arc::new(PoolStats::default());
         for i in 0..config.workers.max(1) {
             let worker = Worker {
-                rx: rx.clone(),
+                shared: shared.clone(),
                 thinker: thinker.clone(),
                 config: config.clone(),
                 stats: stats.clone(),
@@ -110,7 +175,7 @@ impl BotPool {
                 .expect("the OS starts a bot thread");
         }
         Arc::new(BotPool {
-            queue,
+            shared,
             config,
             stats,
         })
@@ -125,17 +190,28 @@ impl BotPool {
     }
 
     /// Ask for a decision. Never blocks: the answer arrives on the returned channel, from a pool
-    /// thread, or at once (greedy) when the queue is full.
+    /// thread, or at once (greedy) when the job's queue is full.
     pub fn submit(&self, job: Job) -> oneshot::Receiver<Thought> {
         let (reply, rx) = oneshot::channel();
+        let table = job.table;
         let task = Task {
             job,
             queued: Instant::now(),
             reply,
         };
-        match self.queue.try_send(task) {
-            Ok(()) => {}
-            Err(TrySendError::Full(task) | TrySendError::Disconnected(task)) => {
+        let refused = {
+            let mut queues = self.shared.lock();
+            let queue = queues.of(table);
+            if queue.len() < self.config.queue.max(1) {
+                queue.push_back(task);
+                None
+            } else {
+                Some(task)
+            }
+        };
+        match refused {
+            None => self.shared.ready.notify_one(),
+            Some(task) => {
                 self.stats.queue_full.fetch_add(1, Ordering::Relaxed);
                 metrics::counter!("fourkings_bot_overload_total", "reason" => "queue_full")
                     .increment(1);
@@ -143,6 +219,13 @@ impl BotPool {
             }
         }
         rx
+    }
+}
+
+impl Drop for BotPool {
+    fn drop(&mut self) {
+        self.shared.lock().closed = true;
+        self.shared.ready.notify_all();
     }
 }
 
@@ -157,7 +240,7 @@ fn greedy(job: &Job) -> Thought {
 }
 
 struct Worker {
-    rx: Arc<Mutex<Receiver<Task>>>,
+    shared: Arc<Shared>,
     thinker: Arc<dyn Thinker>,
     config: BotConfig,
     stats: Arc<PoolStats>,
@@ -165,17 +248,9 @@ struct Worker {
 
 impl Worker {
     fn run(self) {
-        lower_priority();
-        loop {
-            // Hold the lock only to take one task; a poisoned lock means another worker panicked
-            // inside `recv`, which cannot happen, but the queue itself is still sound.
-            let task = {
-                let rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
-                rx.recv()
-            };
-            let Ok(task) = task else {
-                return; // the pool is gone
-            };
+        crate::lane::idle_class("a bot thread");
+        // `None`: the pool is gone.
+        while let Some(task) = self.shared.take() {
             if task.reply.is_closed() {
                 continue; // the room closed meanwhile
             }
@@ -215,18 +290,6 @@ impl Worker {
             plan,
             level: job.level,
             took,
-        }
-    }
-}
-
-/// Nice 10 for the calling thread (Linux gives each thread its own nice value): searches yield the
-/// CPU to the runtime's threads. Best effort; failing only costs the priority.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        let tid = rustix::thread::gettid();
-        if let Err(e) = rustix::process::setpriority_process(Some(tid), 10) {
-            tracing::debug!(error = %e, "could not lower a bot thread's priority");
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod dice;
 pub mod game;
 mod handle;
 pub mod history;
+pub mod lane;
 pub mod log;
 pub mod outbox;
 mod queue;
@@ -68,6 +69,9 @@ pub struct RoomConfig {
     /// reload or a reconnect within it is announced to no one.
     pub connection_settle: Duration,
     pub chat: ChatConfig,
+    /// Where rooms of four CPU players run (see [`lane`]); `None`: every room stays where it was
+    /// created.
+    pub lanes: Option<lane::Lanes>,
 }
 
 /// The bounds of a room's chat.
@@ -112,6 +116,7 @@ impl Default for RoomConfig {
             reconnects_per_minute: 30,
             connection_settle: Duration::from_secs(1),
             chat: ChatConfig::default(),
+            lanes: None,
         }
     }
 }

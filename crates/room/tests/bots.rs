@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use bots::{Budget, Clock, Level};
 use protocol::{Actor, Event, GameKind, Seat, ServerMsg, TurnTime};
 use room::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
-use room::bot_pool::{BotPool, Job};
+use room::bot_pool::{BotPool, Job, Table};
 use room::game::{TableAction, TableGame, TableOptions};
 use room::log::MemoryLog;
 use room::outbox::{self, Outbox};
@@ -315,6 +315,7 @@ fn fourchess_job(level: Level) -> Job {
         seat: Seat::Red,
         level,
         seed: 3,
+        table: Table::WithHumans,
     }
 }
 
@@ -365,6 +366,81 @@ fn a_decision_that_waited_too_long_is_answered_greedily() {
     assert_eq!(pool.stats().waited_too_long.load(Ordering::Relaxed), 1);
 }
 
+/// Blocks its first decision until opened, then answers greedily; records each decision's seed.
+#[derive(Debug, Default)]
+struct SeedOrder {
+    gate: Gate,
+    seeds: Mutex<Vec<u64>>,
+}
+
+impl Thinker for SeedOrder {
+    fn think(
+        &self,
+        game: &TableGame,
+        seat: Seat,
+        level: Level,
+        budget: Budget,
+        seed: u64,
+        clock: &dyn Clock,
+    ) -> Plan {
+        self.seeds.lock().unwrap().push(seed);
+        self.gate.think(game, seat, level, budget, seed, clock)
+    }
+}
+
+#[test]
+fn a_table_with_a_human_is_served_before_tables_of_cpu_players() {
+    let order = Arc::new(SeedOrder::default());
+    let pool = BotPool::with_thinker(fast_bots(), order.clone());
+    let job = |seed, table| Job {
+        seed,
+        table,
+        ..fourchess_job(Level::Medium)
+    };
+    // The only worker is busy with the first decision while the others queue.
+    let first = pool.submit(job(1, Table::CpuOnly));
+    while order.gate.calls.load(Ordering::SeqCst) == 0 {
+        std::thread::yield_now();
+    }
+    let cpu_only = pool.submit(job(2, Table::CpuOnly));
+    let with_humans = pool.submit(job(3, Table::WithHumans));
+    order.gate.release();
+    for rx in [first, cpu_only, with_humans] {
+        assert_eq!(rx.blocking_recv().unwrap().level, Level::Medium);
+    }
+    assert_eq!(*order.seeds.lock().unwrap(), [1, 3, 2]);
+}
+
+/// Each kind of table has its own bound: CPU-only tables filling theirs leave a human's CPU
+/// opponents their search.
+#[test]
+fn a_full_queue_of_cpu_only_tables_does_not_refuse_a_table_with_a_human() {
+    let gate = Arc::new(Gate::default());
+    let pool = BotPool::with_thinker(
+        BotConfig {
+            queue: 1,
+            ..fast_bots()
+        },
+        gate.clone(),
+    );
+    let job = |table| Job {
+        table,
+        ..fourchess_job(Level::Hard)
+    };
+    let busy = pool.submit(job(Table::CpuOnly));
+    while gate.calls.load(Ordering::SeqCst) == 0 {
+        std::thread::yield_now();
+    }
+    let queued = pool.submit(job(Table::CpuOnly));
+    let refused = pool.submit(job(Table::CpuOnly));
+    let human = pool.submit(job(Table::WithHumans));
+    assert_eq!(refused.blocking_recv().unwrap().level, Level::Greedy);
+    gate.release();
+    for rx in [busy, queued, human] {
+        assert_eq!(rx.blocking_recv().unwrap().level, Level::Hard);
+    }
+}
+
 #[test]
 fn the_real_players_search_on_the_pool() {
     let pool = BotPool::new(fast_bots());
@@ -379,6 +455,45 @@ fn the_real_players_search_on_the_pool() {
     assert_eq!(pool.stats().searched(Level::Hard), 1);
 }
 
+/// Plays greedily and remembers the scheduling class of the thread that was asked.
+#[cfg(target_os = "linux")]
+#[derive(Debug, Default)]
+struct ClassRecorder(Mutex<Option<thread_priority::ThreadSchedulePolicy>>);
+
+#[cfg(target_os = "linux")]
+impl Thinker for ClassRecorder {
+    fn think(
+        &self,
+        game: &TableGame,
+        seat: Seat,
+        _: Level,
+        _: Budget,
+        seed: u64,
+        _: &dyn Clock,
+    ) -> Plan {
+        *self.0.lock().unwrap() = thread_priority::thread_schedule_policy().ok();
+        greedy_plan(game, seat, seed)
+    }
+}
+
+/// A search never delays the server's threads: the kernel runs the pool only when they are idle.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_pool_searches_in_the_idle_scheduling_class() {
+    use thread_priority::{NormalThreadSchedulePolicy, ThreadSchedulePolicy};
+    let recorder = Arc::new(ClassRecorder::default());
+    let pool = BotPool::with_thinker(fast_bots(), recorder.clone());
+    pool.submit(fourchess_job(Level::Medium))
+        .blocking_recv()
+        .unwrap();
+    assert_eq!(
+        *recorder.0.lock().unwrap(),
+        Some(ThreadSchedulePolicy::Normal(
+            NormalThreadSchedulePolicy::Idle
+        ))
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_pool_queue_does_not_stall_a_room() {
     let gate = Arc::new(Gate::default());
@@ -389,10 +504,15 @@ async fn a_full_pool_queue_does_not_stall_a_room() {
         },
         gate.clone(),
     );
-    // Jam the pool: one decision blocks its only thread, one fills its queue.
+    // Jam the pool: one decision blocks its only thread, one fills each queue.
     let _blocked = pool.submit(fourchess_job(Level::Hard));
     until(|| gate.calls.load(Ordering::SeqCst) == 1).await;
-    let _queued = pool.submit(fourchess_job(Level::Hard));
+    let _queued = [Table::WithHumans, Table::CpuOnly].map(|table| {
+        pool.submit(Job {
+            table,
+            ..fourchess_job(Level::Hard)
+        })
+    });
 
     let room = spawn(
         GameKind::Fourchess,

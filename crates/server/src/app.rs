@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 
 use room::RoomConfig;
 use room::bot_pool::BotPool;
+use room::lane::CpuLane;
 use room::log::ActionLog;
 use store::{LogWriter, Store};
 
@@ -126,6 +127,8 @@ pub struct Application {
     stopping: Stopping,
     shutdown_timeout: Duration,
     drain_hooks: DrainHooks,
+    /// The runtime of the tables of four CPU players; stopped when the application is dropped.
+    _cpu_lane: Option<CpuLane>,
 }
 
 impl Application {
@@ -181,6 +184,11 @@ impl Application {
         // Install the metrics recorder before anything records (the bot pool does).
         telemetry::handle();
         let bot = BotPool::new(config.bot_config());
+        let cpu_lane = if config.rooms.cpu_lane {
+            Some(CpuLane::start()?)
+        } else {
+            None
+        };
         let limits = &config.limits;
         let ceiling = fdlimit::connection_ceiling(
             limits.max_connections,
@@ -220,9 +228,13 @@ impl Application {
             writer: appender,
             min_moves: config.ratings.min_moves,
             recorded: Default::default(),
+            home: tokio::runtime::Handle::current(),
         });
         let state = AppState(Arc::new(Shared {
-            room_config: Arc::new(config.room_config()),
+            room_config: Arc::new(RoomConfig {
+                lanes: cpu_lane.as_ref().map(CpuLane::lanes),
+                ..config.room_config()
+            }),
             config: Arc::new(config),
             registry: Arc::new(Registry::default()),
             bot,
@@ -280,6 +292,7 @@ impl Application {
             stopping,
             shutdown_timeout,
             drain_hooks,
+            _cpu_lane: cpu_lane,
         })
     }
 

@@ -169,6 +169,8 @@ pub struct RoomsSection {
     pub lobby_idle_ms: u64,
     pub reconnects_per_minute: usize,
     pub connection_settle_ms: u64,
+    /// Tables of four CPU players run on a runtime thread of their own at nice 19 (`room::lane`).
+    pub cpu_lane: bool,
 }
 
 /// CPU players: think-time caps per level, the worker pool, and the levels used by default.
@@ -273,6 +275,7 @@ impl Config {
                 rate_period: Duration::from_millis(self.chat.rate_period_ms),
                 recent: self.chat.recent,
             },
+            lanes: None,
         }
     }
 

@@ -41,6 +41,11 @@ pub struct StoreLog {
     /// Per room, the signal that its latest finished game is recorded: game n+1 is written only
     /// after game n, so it is rated from game n's results even when an outage made both wait.
     pub recorded: RecordOrder,
+    /// The server's runtime, where every database call runs, whichever runtime the calling room is
+    /// on: a database driver may start a connection thread from the calling thread, and a thread
+    /// inherits its creator's priority, so a connection opened from the CPU lane (nice 19, see
+    /// `room::lane`) would serve everyone at nice 19.
+    pub home: tokio::runtime::Handle,
 }
 
 /// Per room, a receiver that resolves when the room's last game handed to `record_game` is written
@@ -103,7 +108,7 @@ impl ActionLog for StoreLog {
             .lock()
             .expect("record order lock")
             .insert(doc.room.clone(), finished);
-        Box::pin(async move {
+        let recording = self.home.spawn(async move {
             if let Some(previous) = previous {
                 // An error only means the earlier recording was dropped: nothing to wait for.
                 let _ = previous.await;
@@ -111,7 +116,10 @@ impl ActionLog for StoreLog {
             let rated = record_until_done(store, doc, min_moves).await;
             let _ = done.send(());
             rated
-        })
+        });
+        // A join error: the server's runtime is stopping, which cuts a recording short wherever it
+        // runs.
+        Box::pin(async move { recording.await.unwrap_or_default() })
     }
 
     fn room_closed(&self, room: &str) {
@@ -127,7 +135,7 @@ impl ActionLog for StoreLog {
         };
         let store = self.store.clone();
         let id = room.to_owned();
-        tokio::spawn(async move {
+        self.home.spawn(async move {
             let closed = async {
                 if let Some(r) = store.room(&id).await? {
                     store

@@ -112,6 +112,10 @@ fn describe() {
         "Rooms held in memory, by phase (lobby, playing, finished)."
     );
     describe_gauge!(
+        room::lane::ROOMS_ON_CPU_LANE,
+        "Rooms of four CPU players running on the CPU lane (rooms.cpu_lane: a runtime thread of their own at nice 19)."
+    );
+    describe_gauge!(
         SEATS,
         "Seats of open rooms by occupant: human (connected), away (human disconnected, within the grace period), cpu (a CPU player, or the CPU playing for an absent human), empty."
     );
@@ -244,6 +248,7 @@ fn zero() {
     gauge!(CONNECTIONS).set(0.0);
     gauge!(TCP_CONNECTIONS).set(0.0);
     gauge!(STORE_QUEUE).set(0.0);
+    gauge!(room::lane::ROOMS_ON_CPU_LANE).set(0.0);
     for phase in ["lobby", "playing", "finished"] {
         gauge!(ROOMS, "state" => phase).set(0.0);
     }

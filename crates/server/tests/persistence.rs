@@ -454,3 +454,96 @@ async fn a_database_outage_mid_game_loses_nothing_and_records_once() {
     store.close().await;
     db.cleanup().await;
 }
+
+/// The nice values of the server's SQLite connection threads (Linux: field 19 of a thread's stat).
+fn sqlite_thread_nices(pid: u32) -> Vec<i64> {
+    let mut nices = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with("sqlx-sqlite") {
+            continue;
+        }
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        // The command name in parentheses may hold spaces: count fields after its closing one.
+        let after = &stat[stat.rfind(')').map_or(0, |i| i + 2)..];
+        if let Some(nice) = after.split(' ').nth(16).and_then(|n| n.parse().ok()) {
+            nices.push(nice);
+        }
+    }
+    nices
+}
+
+/// A room of four CPU players runs on the CPU lane at nice 19 (`room::lane`); a database
+/// connection opened for it (here: marking the room closed, after the pool let its idle connections
+/// go) must not inherit that priority, or it would then serve every human at nice 19.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn database_work_of_a_cpu_lane_room_runs_at_the_servers_priority() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = vec![
+        (
+            "FOURKINGS_DATABASE__URL",
+            format!("sqlite://{}/fourkings.db", dir.path().display()),
+        ),
+        (
+            "FOURKINGS_DATABASE__SPOOL_PATH",
+            format!("{}/log-spool.jsonl", dir.path().display()),
+        ),
+    ];
+    env.push(("FOURKINGS_DATABASE__POOL_IDLE_MS", "100".into()));
+    env.push(("FOURKINGS_ROOMS__LOBBY_IDLE_MS", "1500".into()));
+    let server = ServerProc::start(&env);
+    let addr = server.addr;
+    let (room, host_token) = create_room(addr, json!({"game": "chaturaji"})).await;
+    for seat in ["red", "blue", "yellow", "green"] {
+        let (status, v) = post(
+            addr,
+            &format!("/rooms/{room}/cpu"),
+            Some(&host_token),
+            json!({"seat": seat, "level": 1}),
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+    }
+    assert_eq!(
+        support::metric(addr, "fourkings_rooms_on_cpu_lane").await,
+        1.0
+    );
+    // The lobby closes when idle; the pool has let its idle connections go by then.
+    let mut closed = false;
+    for _ in 0..200 {
+        if support::metric(addr, "fourkings_rooms_on_cpu_lane").await == 0.0 {
+            closed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(closed, "the idle lobby closed");
+    // Marking it closed in the database follows the room's end.
+    let store = store::open(&format!("sqlite://{}/fourkings.db", dir.path().display()))
+        .await
+        .unwrap();
+    let mut marked = false;
+    for _ in 0..200 {
+        let row = store
+            .room(&room)
+            .await
+            .unwrap()
+            .expect("the room is stored");
+        if row.state == store::RoomState::Closed {
+            marked = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(marked, "the room was marked closed");
+    let nices = sqlite_thread_nices(server.child.id());
+    assert!(!nices.is_empty(), "the server has SQLite threads");
+    assert!(
+        nices.iter().all(|n| *n == 0),
+        "SQLite connection threads at nice {nices:?}"
+    );
+}

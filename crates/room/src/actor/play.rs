@@ -14,7 +14,7 @@ use super::fanout::frame;
 use super::persist::GameEntry;
 use super::{BotPlan, Played, Room, now_ms, unavailable};
 use crate::bot::level_of;
-use crate::bot_pool::{Job, Thought};
+use crate::bot_pool::{Job, Table, Thought};
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
 use crate::handle::{Cmd, RoomError};
@@ -325,6 +325,11 @@ impl Room {
             return;
         }
         let level = self.cpu_level(seat);
+        let table = if self.cpu_only() {
+            Table::CpuOnly
+        } else {
+            Table::WithHumans
+        };
         let running = self.game.as_mut().expect("checked");
         if running.bot_pending == Some(v) {
             return;
@@ -345,6 +350,7 @@ impl Room {
                 seat,
                 level,
                 seed: rand::random(),
+                table,
             })),
         };
         tokio::spawn(async move {
