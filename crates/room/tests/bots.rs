@@ -1,6 +1,7 @@
-//! CPU players: the worker pool alone (a full queue, a decision that waited too long), then in a room
-//! with the real actor: which level plays which seat, stale results, a saturated pool, and Chaturaji
-//! turns played one action at a time from one plan.
+//! CPU players: the worker pool alone (a full queue, a decision that waited too long, tables with a
+//! human first, its threads' scheduling class), then in a room with the real actor: which level plays
+//! which seat, stale results, a saturated pool, Chaturaji turns played one action at a time from one
+//! plan, and rooms of four CPU players on the CPU lane.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -11,6 +12,7 @@ use protocol::{Actor, Event, GameKind, Seat, ServerMsg, TurnTime};
 use room::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
 use room::bot_pool::{BotPool, Job, Table};
 use room::game::{TableAction, TableGame, TableOptions};
+use room::lane::{CpuLane, Lanes};
 use room::log::MemoryLog;
 use room::outbox::{self, Outbox};
 use room::{RoomConfig, RoomHandle, RoomSettings};
@@ -319,20 +321,30 @@ fn fourchess_job(level: Level) -> Job {
     }
 }
 
-#[test]
-fn a_full_queue_answers_greedily_at_once() {
-    let gate = Arc::new(Gate::default());
-    let pool = BotPool::with_thinker(
+/// A pool of one thread answering through `gate`, with room for one waiting decision per queue.
+fn one_slot_pool(gate: &Arc<Gate>) -> Arc<BotPool> {
+    BotPool::with_thinker(
         BotConfig {
             queue: 1,
             ..fast_bots()
         },
         gate.clone(),
-    );
-    let first = pool.submit(fourchess_job(Level::Hard)); // taken by the worker, blocked
-    while gate.calls.load(Ordering::SeqCst) == 0 {
+    )
+}
+
+/// Waits (blocking) until the pool's thread holds `n` decisions in its gate.
+fn until_held(gate: &Gate, n: u64) {
+    while gate.calls.load(Ordering::SeqCst) < n {
         std::thread::yield_now();
     }
+}
+
+#[test]
+fn a_full_queue_answers_greedily_at_once() {
+    let gate = Arc::new(Gate::default());
+    let pool = one_slot_pool(&gate);
+    let first = pool.submit(fourchess_job(Level::Hard)); // taken by the worker, blocked
+    until_held(&gate, 1);
     let second = pool.submit(fourchess_job(Level::Hard)); // fills the queue
     let third = pool.submit(fourchess_job(Level::Hard)); // overflows
     let answer = third.blocking_recv().expect("answered without the workers");
@@ -399,9 +411,7 @@ fn a_table_with_a_human_is_served_before_tables_of_cpu_players() {
     };
     // The only worker is busy with the first decision while the others queue.
     let first = pool.submit(job(1, Table::CpuOnly));
-    while order.gate.calls.load(Ordering::SeqCst) == 0 {
-        std::thread::yield_now();
-    }
+    until_held(&order.gate, 1);
     let cpu_only = pool.submit(job(2, Table::CpuOnly));
     let with_humans = pool.submit(job(3, Table::WithHumans));
     order.gate.release();
@@ -416,21 +426,13 @@ fn a_table_with_a_human_is_served_before_tables_of_cpu_players() {
 #[test]
 fn a_full_queue_of_cpu_only_tables_does_not_refuse_a_table_with_a_human() {
     let gate = Arc::new(Gate::default());
-    let pool = BotPool::with_thinker(
-        BotConfig {
-            queue: 1,
-            ..fast_bots()
-        },
-        gate.clone(),
-    );
+    let pool = one_slot_pool(&gate);
     let job = |table| Job {
         table,
         ..fourchess_job(Level::Hard)
     };
     let busy = pool.submit(job(Table::CpuOnly));
-    while gate.calls.load(Ordering::SeqCst) == 0 {
-        std::thread::yield_now();
-    }
+    until_held(&gate, 1);
     let queued = pool.submit(job(Table::CpuOnly));
     let refused = pool.submit(job(Table::CpuOnly));
     let human = pool.submit(job(Table::WithHumans));
@@ -497,13 +499,7 @@ fn the_pool_searches_in_the_idle_scheduling_class() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_pool_queue_does_not_stall_a_room() {
     let gate = Arc::new(Gate::default());
-    let pool = BotPool::with_thinker(
-        BotConfig {
-            queue: 1,
-            ..fast_bots()
-        },
-        gate.clone(),
-    );
+    let pool = one_slot_pool(&gate);
     // Jam the pool: one decision blocks its only thread, one fills each queue.
     let _blocked = pool.submit(fourchess_job(Level::Hard));
     until(|| gate.calls.load(Ordering::SeqCst) == 1).await;
@@ -574,4 +570,73 @@ async fn a_chaturaji_turn_is_one_plan_played_an_action_at_a_time() {
         decisions < u64::from(cpu_actions),
         "{decisions} decisions for {cpu_actions} CPU actions: plans are reused"
     );
+}
+
+/// The CPU lane (`room::lane`): a room of four CPU players moves there, comes home when a seat is
+/// freed for a human, and answers wherever it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_cpu_seats_move_a_room_to_the_cpu_lane_and_a_free_seat_brings_it_home() {
+    let lane = CpuLane::start().unwrap();
+    let lanes = lane.lanes();
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        lane_config(&lanes),
+        BotPool::new(fast_bots()),
+    )
+    .await;
+    for seat in [Seat::Red, Seat::Blue, Seat::Yellow] {
+        room.seat_cpu("host".into(), seat, 2).await.unwrap();
+    }
+    // Three CPU players and an empty seat: a human may still sit, the room stays home.
+    room.info().await.unwrap();
+    assert_eq!(lanes.rooms_on_cpu_lane(), 0);
+    room.seat_cpu("host".into(), Seat::Green, 2).await.unwrap();
+    until(|| lanes.rooms_on_cpu_lane() == 1).await;
+    let info = room.info().await.unwrap();
+    assert!(
+        info.seats
+            .iter()
+            .all(|s| matches!(s, protocol::Occupant::Cpu { .. }))
+    );
+    // The host frees a seat for a friend: home again, and the friend joins.
+    room.unseat("host".into(), Seat::Green).await.unwrap();
+    until(|| lanes.rooms_on_cpu_lane() == 0).await;
+    assert_eq!(
+        room.join("Ann".into(), None).await.unwrap().seat,
+        Seat::Green
+    );
+    assert_eq!(lanes.rooms_on_cpu_lane(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cpu_game_plays_on_the_lane_and_an_ended_room_is_no_longer_counted() {
+    let lane = CpuLane::start().unwrap();
+    let lanes = lane.lanes();
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        lane_config(&lanes),
+        BotPool::new(fast_bots()),
+    )
+    .await;
+    for seat in Seat::ALL {
+        room.seat_cpu("host".into(), seat, 2).await.unwrap();
+    }
+    let mut rx = watch(&room).await;
+    room.start("host".into(), false).await.unwrap();
+    until(|| lanes.rooms_on_cpu_lane() == 1).await;
+    // Every seat moves before anyone can be mated.
+    assert_eq!(cpu_actions(&mut rx, 4).await, 4);
+    assert_eq!(lanes.rooms_on_cpu_lane(), 1);
+    room.stop().await;
+    until(|| lanes.rooms_on_cpu_lane() == 0).await;
+}
+
+fn lane_config(lanes: &Lanes) -> Arc<RoomConfig> {
+    Arc::new(RoomConfig {
+        cpu_delay: Duration::ZERO,
+        lanes: Some(lanes.clone()),
+        ..RoomConfig::default()
+    })
 }
