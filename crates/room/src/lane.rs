@@ -6,14 +6,18 @@
 //! tasks nor shares a time slice with them. The bot pool's threads run in the kernel's idle class
 //! (`SCHED_IDLE`, see `bot_pool`): a search yields the core at once to any other thread that wakes.
 //!
-//! Measured on one core (docs/benchmarks.md, session 18): 1,000 CPU tables beside 1,000 human ones
-//! raised the humans' p99 act→event from 0.8 ms to 2.3–4.6 ms with the CPU rooms on the shared
-//! runtime (bots idle-class), and to 1.2–2.5 ms with them on the lane. The lane itself is not put in the
-//! idle class: most likely it takes locks the runtime also takes (the allocator's, for one), and an
-//! idle-class thread preempted while holding one is next scheduled only after tens of milliseconds
-//! (p99 4.0–4.7 ms, stalls of 65–85 ms). Under overload CPU-only tables slow down first (nice 19 gets
-//! about 1/70 of a contended core), and CPU players everywhere get weaker rather than slower: a
-//! search ends at its think-time cap by the clock.
+//! Measured on one core (docs/benchmarks.md, session 18): beside 1,000 CPU tables the humans' p99
+//! act→event was 2.3–2.7 ms with the CPU rooms on the shared runtime and 1.4–1.8 ms with them on the
+//! lane (0.8–1.1 ms with no CPU tables), with stalls left in some runs. The lane is not put in the idle
+//! class: the runtime waits on locks it shares with other threads (the allocator's, the database
+//! driver's channels), and an idle-class thread preempted while holding one runs again only after
+//! tens of milliseconds; measured so, the p99 was worse. Under overload CPU-only tables slow down
+//! first (nice 19 gets about 1/70 of a contended core), and CPU players everywhere get weaker rather
+//! than slower: a search ends at its think-time cap by the clock.
+//!
+//! Every database call a room makes runs on the server's runtime (the server's `StoreLog`): a thread
+//! inherits its creator's priority, and a connection thread opened from the lane would serve
+//! everybody at nice 19.
 //!
 //! A room moves when its seats change: all four seats CPU → the lane; a human may sit → back to the
 //! runtime it came from. The actor's state moves with it (it is one `Send` value); the tasks it

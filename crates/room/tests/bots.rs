@@ -576,15 +576,7 @@ async fn a_chaturaji_turn_is_one_plan_played_an_action_at_a_time() {
 /// freed for a human, and answers wherever it runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_cpu_seats_move_a_room_to_the_cpu_lane_and_a_free_seat_brings_it_home() {
-    let lane = CpuLane::start().unwrap();
-    let lanes = lane.lanes();
-    let room = spawn(
-        GameKind::Fourchess,
-        json!({}),
-        lane_config(&lanes),
-        BotPool::new(fast_bots()),
-    )
-    .await;
+    let (_lane, lanes, room) = room_with_a_cpu_lane().await;
     for seat in [Seat::Red, Seat::Blue, Seat::Yellow] {
         room.seat_cpu("host".into(), seat, 2).await.unwrap();
     }
@@ -611,15 +603,7 @@ async fn four_cpu_seats_move_a_room_to_the_cpu_lane_and_a_free_seat_brings_it_ho
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cpu_game_plays_on_the_lane_and_an_ended_room_is_no_longer_counted() {
-    let lane = CpuLane::start().unwrap();
-    let lanes = lane.lanes();
-    let room = spawn(
-        GameKind::Fourchess,
-        json!({}),
-        lane_config(&lanes),
-        BotPool::new(fast_bots()),
-    )
-    .await;
+    let (_lane, lanes, room) = room_with_a_cpu_lane().await;
     for seat in Seat::ALL {
         room.seat_cpu("host".into(), seat, 2).await.unwrap();
     }
@@ -633,10 +617,21 @@ async fn a_cpu_game_plays_on_the_lane_and_an_ended_room_is_no_longer_counted() {
     until(|| lanes.rooms_on_cpu_lane() == 0).await;
 }
 
-fn lane_config(lanes: &Lanes) -> Arc<RoomConfig> {
-    Arc::new(RoomConfig {
+/// A four-player chess lobby whose server has a CPU lane; the lane stops when its owner is dropped.
+async fn room_with_a_cpu_lane() -> (CpuLane, Lanes, RoomHandle) {
+    let lane = CpuLane::start().unwrap();
+    let lanes = lane.lanes();
+    let config = Arc::new(RoomConfig {
         cpu_delay: Duration::ZERO,
         lanes: Some(lanes.clone()),
         ..RoomConfig::default()
-    })
+    });
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        config,
+        BotPool::new(fast_bots()),
+    )
+    .await;
+    (lane, lanes, room)
 }
