@@ -158,6 +158,7 @@ async fn metrics_after_a_short_game() {
     assert!(get(r#"fourkings_ws_closes_total{reason="rate_limit"}"#) >= 1.0);
     assert!(text.contains("# TYPE fourkings_act_latency_seconds histogram"));
     assert!(text.contains("# HELP fourkings_seats "));
+    assert!(text.contains("# HELP fourkings_rooms_on_cpu_lane "));
 }
 
 #[tokio::test]
