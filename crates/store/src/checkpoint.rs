@@ -18,10 +18,13 @@
 //!   PASSIVE checkpoint while the next appends wait for the connection, and the next commit writes
 //!   from the start of the file again.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::SqlitePool;
+use sqlx::{Sqlite, SqlitePool};
 use tokio::time::Instant;
+
+use crate::held::HeldConnection;
 
 /// When the background checkpoints run (the `database.sqlite_checkpoint_*` settings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,11 +70,14 @@ impl Mode {
     }
 }
 
-/// Runs one checkpoint on `pool` and records it in the metrics.
-async fn checkpoint(pool: &SqlitePool, mode: Mode) -> Result<Checkpointed, sqlx::Error> {
+/// Runs one checkpoint on `on` (a pool or a connection) and records it in the metrics.
+async fn checkpoint<'e>(
+    on: impl sqlx::Executor<'e, Database = Sqlite>,
+    mode: Mode,
+) -> Result<Checkpointed, sqlx::Error> {
     let started = Instant::now();
     let (sql, label) = mode.sql_and_label();
-    let (busy, wal_pages, _copied): (i64, i64, i64) = sqlx::query_as(sql).fetch_one(pool).await?;
+    let (busy, wal_pages, _copied): (i64, i64, i64) = sqlx::query_as(sql).fetch_one(on).await?;
     metrics::histogram!("fourkings_store_checkpoint_seconds", "mode" => label)
         .record(started.elapsed());
     metrics::counter!("fourkings_store_checkpoints_total", "mode" => label).increment(1);
@@ -89,7 +95,11 @@ const CATCH_UP_PAGES: i64 = 256;
 
 /// The checkpointing task: PASSIVE checkpoints on `pool` (its own connection), RESTART ones on
 /// `log` (the action log's connection); runs until `pool` is closed.
-pub async fn run(pool: SqlitePool, log: SqlitePool, policy: CheckpointPolicy) {
+pub(crate) async fn run(
+    pool: SqlitePool,
+    log: Arc<HeldConnection<Sqlite>>,
+    policy: CheckpointPolicy,
+) {
     let every = policy.interval.max(Duration::from_millis(1));
     let mut tick = tokio::time::interval_at(Instant::now() + every, every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -116,7 +126,10 @@ pub async fn run(pool: SqlitePool, log: SqlitePool, policy: CheckpointPolicy) {
                     _ => break,
                 }
             }
-            match checkpoint(&log, Mode::Restart).await {
+            match log
+                .run(async |conn| checkpoint(conn, Mode::Restart).await)
+                .await
+            {
                 Ok(done) if done.busy => {
                     tracing::debug!(
                         wal_pages = done.wal_pages,

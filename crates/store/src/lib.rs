@@ -28,6 +28,7 @@
 pub mod checkpoint;
 pub mod cluster;
 mod error;
+mod held;
 mod model;
 mod rated;
 mod spool;

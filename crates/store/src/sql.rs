@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -18,6 +19,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::types::Json;
 use sqlx::{Postgres, QueryBuilder, Row, Sqlite};
 
+use crate::held::HeldConnection;
 use crate::model::now_millis;
 use crate::rated::{rated_players, rating_changes};
 use crate::{
@@ -36,8 +38,8 @@ const APPEND_CHUNK: usize = 1000;
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: sqlx::SqlitePool,
-    /// The action log's own connection (see [`SqliteStore::open`]).
-    log: sqlx::SqlitePool,
+    /// The action log's own connection (see [`SqliteStore::open`]), held between appends.
+    log: Arc<HeldConnection<Sqlite>>,
     /// The background checkpointer's connection ([`crate::checkpoint`]).
     checkpointer: sqlx::SqlitePool,
 }
@@ -90,10 +92,11 @@ impl SqliteStore {
                 format!("-{}", options.sqlite_log_cache_kib.max(1)),
             ))
             .await?;
+        let log = Arc::new(HeldConnection::new(log));
         let checkpointer = single().connect_with(connect).await?;
         tokio::spawn(crate::checkpoint::run(
             checkpointer.clone(),
-            log.clone(),
+            Arc::clone(&log),
             options.sqlite_checkpoint,
         ));
         Ok(SqliteStore {
@@ -108,9 +111,24 @@ impl SqliteStore {
         &self.pool
     }
 
-    /// The action log's connection (one), for tests of its settings.
-    pub fn log_pool(&self) -> &sqlx::SqlitePool {
-        &self.log
+    /// Runs `query` on the action log's own connection (for tests of its settings).
+    pub async fn on_log_connection<T>(
+        &self,
+        query: impl AsyncFnOnce(&mut sqlx::SqliteConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<T, StoreError> {
+        Ok(self.log.run(query).await?)
+    }
+
+    /// Whether the log's connection sits idle in its pool (for tests: between appends it is held).
+    pub fn log_connection_in_pool(&self) -> bool {
+        self.log.idle_in_pool()
+    }
+
+    /// Appends on the log's own connection.
+    async fn log_append(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {
+        self.log
+            .run(async |conn| Self::append_with(conn, entries).await)
+            .await
     }
 
     /// Closes the log's and the checkpointer's connections (the checkpointer task then ends).
@@ -147,9 +165,11 @@ impl PgStore {
         &self.pool
     }
 
-    /// Where appends go: the pool (a PostgreSQL connection has no cache to keep warm).
-    fn log_pool(&self) -> &sqlx::PgPool {
-        &self.pool
+    /// Appends on a pooled connection (a PostgreSQL connection has no cache to keep warm, and one
+    /// held for the log would be one fewer for everything else in a small pool).
+    async fn log_append(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        Self::append_with(&mut conn, entries).await
     }
 
     /// Nothing beside the pool to close.
@@ -290,6 +310,48 @@ macro_rules! impl_store {
                 })
             }
 
+            /// Appends on `conn`. A batch of one chunk (every batch under load) runs without BEGIN
+            /// and COMMIT, each of which is one more round trip to the database (on SQLite, to its
+            /// worker thread: two thread switches each): first as a plain INSERT, which is atomic on
+            /// its own and answers once. Asking with `RETURNING` which rows went in costs a message
+            /// per row instead (on SQLite, a wake-up of the waiting runtime thread per row), so that
+            /// is only done when the plain INSERT met a key already stored (a retry or a conflict):
+            /// it then failed as a whole, wrote nothing, and [`Self::append_on`] sorts the entries.
+            async fn append_with(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                entries: &[LogEntry],
+            ) -> Result<Vec<AppendOutcome>, StoreError> {
+                if entries.len() <= APPEND_CHUNK {
+                    match Self::insert(entries).build().execute(&mut *conn).await {
+                        Ok(_) => return Ok(vec![AppendOutcome::Inserted; entries.len()]),
+                        Err(sqlx::Error::Database(e))
+                            if e.kind() == sqlx::error::ErrorKind::UniqueViolation => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                    return Self::append_on(conn, entries).await;
+                }
+                let mut tx = sqlx::Connection::begin(conn).await?;
+                let outcomes = Self::append_on(&mut tx, entries).await?;
+                tx.commit().await?;
+                Ok(outcomes)
+            }
+
+            /// `INSERT` of the entries (at most [`APPEND_CHUNK`]), to be completed or built.
+            fn insert(entries: &[LogEntry]) -> QueryBuilder<'_, $db> {
+                let mut insert = QueryBuilder::<$db>::new(
+                    "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) ",
+                );
+                insert.push_values(entries, |mut row, e| {
+                    row.push_bind(e.room_id.as_str())
+                        .push_bind(e.game_no)
+                        .push_bind(e.seq)
+                        .push_bind(e.kind.as_str())
+                        .push_bind(Json(&e.payload))
+                        .push_bind(e.at);
+                });
+                insert
+            }
+
             /// Inserts the entries (a key already stored is compared: `Duplicate` or `SeqConflict`).
             async fn append_on(
                 conn: &mut <$db as sqlx::Database>::Connection,
@@ -297,17 +359,7 @@ macro_rules! impl_store {
             ) -> Result<Vec<AppendOutcome>, StoreError> {
                 let mut outcomes: Vec<Option<AppendOutcome>> = vec![None; entries.len()];
                 for (chunk_no, chunk) in entries.chunks(APPEND_CHUNK).enumerate() {
-                    let mut insert = QueryBuilder::<$db>::new(
-                        "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) ",
-                    );
-                    insert.push_values(chunk, |mut row, e| {
-                        row.push_bind(e.room_id.as_str())
-                            .push_bind(e.game_no)
-                            .push_bind(e.seq)
-                            .push_bind(e.kind.as_str())
-                            .push_bind(Json(&e.payload))
-                            .push_bind(e.at);
-                    });
+                    let mut insert = Self::insert(chunk);
                     insert.push(
                         " ON CONFLICT (room_id, game_no, seq) DO NOTHING \
                          RETURNING room_id, game_no, seq",
@@ -564,17 +616,7 @@ macro_rules! impl_store {
                 if entries.is_empty() {
                     return Ok(Vec::new());
                 }
-                // A batch of one chunk (every batch under load) is one INSERT statement, atomic on
-                // its own: it runs without BEGIN and COMMIT, each of which is one more round trip to
-                // the database (on SQLite, to its worker thread: two thread switches each).
-                if entries.len() <= APPEND_CHUNK {
-                    let mut conn = self.log_pool().acquire().await?;
-                    return Self::append_on(&mut conn, entries).await;
-                }
-                let mut tx = self.log_pool().begin().await?;
-                let outcomes = Self::append_on(&mut tx, entries).await?;
-                tx.commit().await?;
-                Ok(outcomes)
+                self.log_append(entries).await
             }
 
             async fn load_log(

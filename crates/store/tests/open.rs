@@ -125,17 +125,17 @@ async fn sqlite_appends_on_their_own_connection_even_when_the_pool_is_busy() {
     let store = store::SqliteStore::open(&url, &options).await.unwrap();
     use store::Store;
     store.create_room(&room_r1()).await.unwrap();
-    let cache = |pool: &sqlx::SqlitePool| {
-        let pool = pool.clone();
-        async move {
-            sqlx::query_scalar::<_, i64>("PRAGMA cache_size")
-                .fetch_one(&pool)
-                .await
-                .unwrap()
-        }
-    };
-    assert_eq!(cache(store.log_pool()).await, -4096);
-    assert_eq!(cache(store.pool()).await, -2000, "SQLite's default");
+    const CACHE: &str = "PRAGMA cache_size";
+    let log_cache: i64 = store
+        .on_log_connection(async |conn| sqlx::query_scalar(CACHE).fetch_one(conn).await)
+        .await
+        .unwrap();
+    assert_eq!(log_cache, -4096);
+    let pool_cache: i64 = sqlx::query_scalar(CACHE)
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(pool_cache, -2000, "SQLite's default");
     // Every pooled connection is taken (a slow report, say): the game's log still writes.
     let held = store.pool().acquire().await.unwrap();
     let entry = store::LogEntry {
@@ -150,6 +150,72 @@ async fn sqlite_appends_on_their_own_connection_even_when_the_pool_is_busy() {
     assert_eq!(outcome, vec![store::AppendOutcome::Inserted]);
     drop(held);
     assert_eq!(store.load_log("r1", 1).await.unwrap(), vec![entry]);
+    store.close().await;
+}
+
+/// The log's connection is held between appends, never given back to its pool (sqlx pings a
+/// connection given back: one more round trip to its worker thread per append); an append cancelled
+/// half-way (the writer's timeout) gives it back, and the next append takes it again.
+#[tokio::test]
+async fn sqlite_holds_the_logs_connection_between_appends() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("held.db").display());
+    let store = store::SqliteStore::open(&url, &store::OpenOptions::default())
+        .await
+        .unwrap();
+    use store::Store;
+    store.create_room(&room_r1()).await.unwrap();
+    let entry = |seq| store::LogEntry {
+        room_id: "r1".into(),
+        game_no: 1,
+        seq,
+        kind: store::EntryKind::Action,
+        payload: serde_json::json!({"seq": seq}),
+        at: 1,
+    };
+    let in_pool_within = async |want: bool| {
+        for _ in 0..200 {
+            if store.log_connection_in_pool() == want {
+                return true;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        false
+    };
+    for seq in 0..3 {
+        store.append(&[entry(seq)]).await.unwrap();
+    }
+    // A connection given back would be in the pool again as soon as its ping is answered.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(!store.log_connection_in_pool(), "held after appends");
+    // Another connection holds the write lock, so the INSERT waits in SQLite's busy handler until
+    // the append is cancelled: the connection goes back to the pool (the INSERT, already sent to
+    // the worker thread, may still land once the lock is free).
+    let mut blocker = store.pool().acquire().await.unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let cancelled = tokio::time::timeout(
+        std::time::Duration::from_millis(100),
+        store.append(&[entry(3)]),
+    )
+    .await;
+    assert!(cancelled.is_err(), "the append was cancelled half-way");
+    sqlx::query("COMMIT").execute(&mut *blocker).await.unwrap();
+    drop(blocker);
+    assert!(in_pool_within(true).await, "given back after the cancel");
+    store.append(&[entry(3)]).await.unwrap();
+    store.append(&[entry(4)]).await.unwrap();
+    assert!(in_pool_within(false).await, "held again");
+    let seqs: Vec<i64> = store
+        .load_log("r1", 1)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(seqs, vec![0, 1, 2, 3, 4]);
     store.close().await;
 }
 
@@ -170,18 +236,26 @@ async fn sqlite_checkpoints_in_the_background_and_keeps_the_wal_bounded() {
         ..Default::default()
     };
     let store = store::SqliteStore::open(&url, &options).await.unwrap();
-    for pool in [store.pool(), store.log_pool()] {
-        let auto: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
-            .fetch_one(pool)
-            .await
-            .unwrap();
-        assert_eq!(auto, 0);
-    }
+    const AUTO: &str = "PRAGMA wal_autocheckpoint";
+    let auto: i64 = sqlx::query_scalar(AUTO)
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(auto, 0);
+    let auto: i64 = store
+        .on_log_connection(async |conn| sqlx::query_scalar(AUTO).fetch_one(conn).await)
+        .await
+        .unwrap();
+    assert_eq!(auto, 0);
     use store::Store;
     store.create_room(&room_r1()).await.unwrap();
     // Start from an empty WAL file (the migrations wrote theirs).
-    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-        .execute(store.log_pool())
+    store
+        .on_log_connection(async |conn| {
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                .execute(conn)
+                .await
+        })
         .await
         .unwrap();
     let wal_frames = || {
