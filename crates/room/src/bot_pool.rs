@@ -2,11 +2,11 @@
 //!
 //! Why dedicated threads: a search takes up to a second of CPU; on tokio's workers (or its blocking
 //! pool, which grows without bound) it would compete with the socket I/O of every human. The pool has
-//! a fixed number of threads (cores minus one by default) and a bounded queue, and its threads run in
-//! the idle scheduling class (see [`crate::lane`]): whenever a runtime thread wakes it preempts a
+//! a fixed number of threads (cores minus one by default) and two bounded queues (below), and its
+//! threads run in the idle scheduling class (see [`crate::lane`]): whenever a runtime thread wakes it preempts a
 //! search at once, so a human's act→event path is not delayed by bots.
 //!
-//! Back-pressure policy: a room never waits for the pool. When the queue is full, [`BotPool::submit`]
+//! Back-pressure policy: a room never waits for the pool. When its queue is full, [`BotPool::submit`]
 //! computes a greedy plan on the spot (microseconds); a queued decision that waited longer than
 //! `max_wait` is answered greedily by the worker that picks it up. Under overload the CPU players
 //! get weaker, never slower. Results go back through a oneshot channel; the room discards a result
