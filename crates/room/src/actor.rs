@@ -394,6 +394,7 @@ impl Room {
             Cmd::Act { conn, ack, action } => self.human_act(conn, ack, action).await,
             Cmd::Chat { conn, text, phrase } => self.chat(conn, text, phrase),
             Cmd::BotMove { v, seat, actions } => self.bot_move(v, seat, actions).await,
+            Cmd::BotLate { v, seat } => self.bot_late(v, seat).await,
             Cmd::Rated { game_id, changes } => {
                 self.emit(Event::Rated { game_id, changes });
             }

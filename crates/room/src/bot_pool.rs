@@ -8,8 +8,9 @@
 //!
 //! Back-pressure policy: a room never waits for the pool. When its queue is full, [`BotPool::submit`]
 //! computes a greedy plan on the spot (microseconds); a queued decision that waited longer than
-//! `max_wait` is answered greedily by the worker that picks it up. Under overload the CPU players
-//! get weaker, never slower. Results go back through a oneshot channel; the room discards a result
+//! `max_wait` is answered greedily by the worker that picks it up, and a decision not answered by
+//! `max_wait` plus 110% of its cap (its search starved of CPU in the idle class) is played greedily
+//! by the room itself. Under overload the CPU players get weaker, never slower. Results go back through a oneshot channel; the room discards a result
 //! computed for a state that has changed since (see the room actor).
 //!
 //! Two queues, each bounded by `queue`: decisions for tables where a human sits are taken before any

@@ -84,6 +84,11 @@ pub(crate) enum Cmd {
         /// The actions to apply in order (the first now, the rest one by one after the pause).
         actions: Vec<crate::game::TableAction>,
     },
+    /// The pool did not answer the CPU decision for state `v` by its deadline.
+    BotLate {
+        v: u64,
+        seat: Seat,
+    },
     /// A finished rated game was recorded: announce the rating changes.
     Rated {
         game_id: String,

@@ -635,3 +635,45 @@ async fn room_with_a_cpu_lane() -> (CpuLane, Lanes, RoomHandle) {
     .await;
     (lane, lanes, room)
 }
+
+/// A decision the pool does not answer in time (on a saturated machine its idle-class thread may
+/// not get the CPU) is played greedily by the room at `max_wait` + 110% of the level's cap: the
+/// CPU player gets weaker, never slower.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_the_pool_does_not_answer_in_time_is_played_greedily_by_the_room() {
+    // The gate holds every decision: a search that never gets the CPU.
+    let gate = Arc::new(Gate::default());
+    let max_wait = Duration::from_millis(50);
+    let pool = BotPool::with_thinker(
+        BotConfig {
+            max_wait,
+            ..fast_bots()
+        },
+        gate.clone(),
+    );
+    let room = spawn(
+        GameKind::Fourchess,
+        json!({}),
+        room_config(Duration::from_millis(20), Duration::ZERO),
+        pool,
+    )
+    .await;
+    for seat in Seat::ALL {
+        room.seat_cpu("host".into(), seat, 2).await.unwrap();
+    }
+    let mut rx = watch(&room).await;
+    let started = Instant::now();
+    room.start("host".into(), false).await.unwrap();
+    let (seat, by, at) = next_acted(&mut rx).await;
+    assert_eq!((seat, by), (Seat::Red, Actor::Cpu));
+    assert!(
+        gate.calls.load(Ordering::SeqCst) >= 1,
+        "the pool had the decision"
+    );
+    assert!(
+        at - started >= max_wait,
+        "played at the deadline, not before: {:?}",
+        at - started
+    );
+    gate.release();
+}

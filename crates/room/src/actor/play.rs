@@ -13,7 +13,7 @@ use protocol::{Actor, ErrorCode, ErrorMsg, Event, Seat, ServerMsg};
 use super::fanout::frame;
 use super::persist::GameEntry;
 use super::{BotPlan, Played, Room, now_ms, unavailable};
-use crate::bot::level_of;
+use crate::bot::{greedy_plan, level_of};
 use crate::bot_pool::{Job, Table, Thought};
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
@@ -113,6 +113,22 @@ impl Room {
         self.send_to(conn, frame(&ServerMsg::Ack { ack, v }));
         self.drive().await;
         Ok(())
+    }
+
+    /// The pool did not answer a decision by its deadline: the room plays the greedy move itself
+    /// (microseconds), so the table goes on; the late search's answer, if it comes, is dropped.
+    pub(super) async fn bot_late(&mut self, v: u64, seat: Seat) {
+        let Some(running) = self.game.as_ref() else {
+            return;
+        };
+        let actions = if v == self.v && !running.over && running.game.to_act() == Some(seat) {
+            metrics::counter!("fourkings_bot_overload_total", "reason" => "late").increment(1);
+            tracing::warn!(room = %self.id, %seat, "the CPU's search did not answer in time; playing greedily");
+            greedy_plan(&running.game, seat, rand::random()).actions
+        } else {
+            Vec::new()
+        };
+        self.bot_move(v, seat, actions).await;
     }
 
     /// A CPU decision (or the next step of a decided turn) arrives for the state at version `v`.
@@ -343,6 +359,10 @@ impl Room {
         let me = self.me.clone();
         let delay = self.config.cpu_delay;
         let started = Instant::now();
+        // The pool answers within `max_wait` plus the level's cap when its thread gets the CPU; in
+        // the idle class on a saturated machine it may not, and the room does not wait for it.
+        let bots = self.bot.config();
+        let deadline = started + bots.max_wait + bots.max_time(level).mul_f64(LATE_DECISION_FACTOR);
         let decision = match planned {
             Some(actions) => Decision::Planned(actions),
             None => Decision::Thinking(self.bot.submit(Job {
@@ -358,10 +378,15 @@ impl Room {
                 Decision::Planned(actions) => actions,
                 // Every queued decision is answered (release builds abort on a panic), so an
                 // empty answer is only a safety net: the room logs it.
-                Decision::Thinking(rx) => rx
-                    .await
-                    .map(|t: Thought| t.plan.actions)
-                    .unwrap_or_default(),
+                Decision::Thinking(rx) => match tokio::time::timeout_at(deadline, rx).await {
+                    Ok(answer) => answer.map(|t: Thought| t.plan.actions).unwrap_or_default(),
+                    Err(_) => {
+                        if let Some(me) = me.upgrade() {
+                            let _ = me.send(Box::new(Cmd::BotLate { v, seat })).await;
+                        }
+                        return;
+                    }
+                },
             };
             tokio::time::sleep_until(started + delay).await;
             if let Some(me) = me.upgrade() {
@@ -370,6 +395,10 @@ impl Room {
         });
     }
 }
+
+/// A decision not answered by `max_wait` + this × the level's cap is played greedily by the room
+/// (the pool measures a decision over 110% of its cap as over budget).
+const LATE_DECISION_FACTOR: f64 = 1.1;
 
 /// Where a CPU move comes from.
 enum Decision {
