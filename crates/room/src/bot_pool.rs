@@ -27,6 +27,13 @@ use protocol::Seat;
 use tokio::sync::oneshot;
 
 use crate::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
+
+/// Counter: CPU decisions answered greedily under overload, by reason: `queue_full` (the pool's
+/// queue was full), `waited` (it waited past `max_wait`), `late` (the room had no answer by
+/// `max_wait` + 110% of the cap and played greedily itself).
+pub const BOT_OVERLOAD: &str = "fourkings_bot_overload_total";
+/// The reasons of [`BOT_OVERLOAD`].
+pub const BOT_OVERLOAD_REASONS: [&str; 3] = ["queue_full", "waited", "late"];
 use crate::game::TableGame;
 
 /// One decision to make.
@@ -214,8 +221,7 @@ impl BotPool {
             None => self.shared.ready.notify_one(),
             Some(task) => {
                 self.stats.queue_full.fetch_add(1, Ordering::Relaxed);
-                metrics::counter!("fourkings_bot_overload_total", "reason" => "queue_full")
-                    .increment(1);
+                metrics::counter!(BOT_OVERLOAD, "reason" => "queue_full").increment(1);
                 let _ = task.reply.send(greedy(&task.job));
             }
         }
@@ -257,8 +263,7 @@ impl Worker {
             }
             let thought = if task.queued.elapsed() > self.config.max_wait {
                 self.stats.waited_too_long.fetch_add(1, Ordering::Relaxed);
-                metrics::counter!("fourkings_bot_overload_total", "reason" => "waited")
-                    .increment(1);
+                metrics::counter!(BOT_OVERLOAD, "reason" => "waited").increment(1);
                 greedy(&task.job)
             } else {
                 self.think(&task.job)

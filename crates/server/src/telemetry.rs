@@ -179,6 +179,10 @@ fn describe() {
         "Open TCP connections (HTTP and WebSocket), probe reserve included."
     );
     describe_counter!(
+        room::bot_pool::BOT_OVERLOAD,
+        "CPU decisions answered greedily under overload, by reason: queue_full (bots.queue), waited (past bots.max_wait_ms), late (no answer from the pool by bots.max_wait_ms + 110% of the level's think time: the room played greedily itself)."
+    );
+    describe_counter!(
         REFUSED_CONNECTIONS,
         "TCP connections refused at accept, by reason: client_limit (limits.max_connections_per_ip), full (past the ceiling and the probe reserve), accept_error (e.g. out of descriptors)."
     );
@@ -281,6 +285,9 @@ fn zero() {
     }
     for bound in ["time", "bytes"] {
         counter!(LINGER_CUT, "bound" => bound).absolute(0);
+    }
+    for reason in room::bot_pool::BOT_OVERLOAD_REASONS {
+        counter!(room::bot_pool::BOT_OVERLOAD, "reason" => reason).absolute(0);
     }
     for reason in ["client_limit", "full", "accept_error"] {
         counter!(REFUSED_CONNECTIONS, "reason" => reason).absolute(0);

@@ -14,7 +14,7 @@ use super::fanout::frame;
 use super::persist::GameEntry;
 use super::{BotPlan, Played, Room, now_ms, unavailable};
 use crate::bot::{greedy_plan, level_of};
-use crate::bot_pool::{Job, Table, Thought};
+use crate::bot_pool::{BOT_OVERLOAD, Job, Table, Thought};
 use crate::dice::DiceStream;
 use crate::game::{TableAction, TableGame};
 use crate::handle::{Cmd, RoomError};
@@ -122,7 +122,7 @@ impl Room {
             return;
         };
         let actions = if v == self.v && !running.over && running.game.to_act() == Some(seat) {
-            metrics::counter!("fourkings_bot_overload_total", "reason" => "late").increment(1);
+            metrics::counter!(BOT_OVERLOAD, "reason" => "late").increment(1);
             tracing::warn!(room = %self.id, %seat, "the CPU's search did not answer in time; playing greedily");
             greedy_plan(&running.game, seat, rand::random()).actions
         } else {

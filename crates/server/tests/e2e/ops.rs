@@ -159,6 +159,8 @@ async fn metrics_after_a_short_game() {
     assert!(text.contains("# TYPE fourkings_act_latency_seconds histogram"));
     assert!(text.contains("# HELP fourkings_seats "));
     assert!(text.contains("# HELP fourkings_rooms_on_cpu_lane "));
+    assert!(text.contains("# HELP fourkings_bot_overload_total "));
+    assert!(series(&text, r#"fourkings_bot_overload_total{reason="late"}"#).is_some());
 }
 
 #[tokio::test]
