@@ -118,10 +118,9 @@ impl Room {
     /// The pool did not answer a decision by its deadline: the room plays the greedy move itself
     /// (microseconds), so the table goes on; the late search's answer, if it comes, is dropped.
     pub(super) async fn bot_late(&mut self, v: u64, seat: Seat) {
-        let Some(running) = self.game.as_ref() else {
-            return;
-        };
-        let actions = if v == self.v && !running.over && running.game.to_act() == Some(seat) {
+        let actions = if self.cpu_move_is_current(v, seat)
+            && let Some(running) = self.game.as_ref()
+        {
             metrics::counter!(BOT_OVERLOAD, "reason" => "late").increment(1);
             tracing::warn!(room = %self.id, %seat, "the CPU's search did not answer in time; playing greedily");
             greedy_plan(&running.game, seat, rand::random()).actions
@@ -129,6 +128,14 @@ impl Room {
             Vec::new()
         };
         self.bot_move(v, seat, actions).await;
+    }
+
+    /// Whether a CPU move computed for state `v` still applies: a move computed for an older state
+    /// is stale (something happened since).
+    fn cpu_move_is_current(&self, v: u64, seat: Seat) -> bool {
+        self.game
+            .as_ref()
+            .is_some_and(|r| v == self.v && !r.over && r.game.to_act() == Some(seat))
     }
 
     /// A CPU decision (or the next step of a decided turn) arrives for the state at version `v`.
@@ -139,8 +146,7 @@ impl Room {
         if running.bot_pending == Some(v) {
             running.bot_pending = None;
         }
-        // A move computed for an older state is stale: something happened since.
-        if v != self.v || running.over || running.game.to_act() != Some(seat) {
+        if !self.cpu_move_is_current(v, seat) {
             self.bot
                 .stats()
                 .stale
