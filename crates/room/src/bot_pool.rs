@@ -3,15 +3,16 @@
 //! Why dedicated threads: a search takes up to a second of CPU; on tokio's workers (or its blocking
 //! pool, which grows without bound) it would compete with the socket I/O of every human. The pool has
 //! a fixed number of threads (cores minus one by default) and two bounded queues (below), and its
-//! threads run in the idle scheduling class (see [`crate::lane`]): whenever a runtime thread wakes it preempts a
-//! search at once, so a human's act→event path is not delayed by bots.
+//! threads run in the idle scheduling class (see [`crate::lane`]): whenever a runtime thread wakes
+//! it preempts a search at once, so a human's act→event path is not delayed by bots.
 //!
 //! Back-pressure policy: a room never waits for the pool. When its queue is full, [`BotPool::submit`]
 //! computes a greedy plan on the spot (microseconds); a queued decision that waited longer than
 //! `max_wait` is answered greedily by the worker that picks it up, and a decision not answered by
 //! `max_wait` plus 110% of its cap (its search starved of CPU in the idle class) is played greedily
-//! by the room itself. Under overload the CPU players get weaker, never slower. Results go back through a oneshot channel; the room discards a result
-//! computed for a state that has changed since (see the room actor).
+//! by the room itself. Under overload the CPU players get weaker, never slower. Results go back
+//! through a oneshot channel; the room discards a result computed for a state that has changed since
+//! (see the room actor).
 //!
 //! Two queues, each bounded by `queue`: decisions for tables where a human sits are taken before any
 //! for a table of four CPU players, so a thousand CPU-only tables neither delay nor weaken the CPU
@@ -27,6 +28,7 @@ use protocol::Seat;
 use tokio::sync::oneshot;
 
 use crate::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
+use crate::game::TableGame;
 
 /// Counter: CPU decisions answered greedily under overload, by reason: `queue_full` (the pool's
 /// queue was full), `waited` (it waited past `max_wait`), `late` (the room had no answer by
@@ -34,7 +36,6 @@ use crate::bot::{BotConfig, BotsThinker, Plan, Thinker, greedy_plan};
 pub const BOT_OVERLOAD: &str = "fourkings_bot_overload_total";
 /// The reasons of [`BOT_OVERLOAD`].
 pub const BOT_OVERLOAD_REASONS: [&str; 3] = ["queue_full", "waited", "late"];
-use crate::game::TableGame;
 
 /// One decision to make.
 #[derive(Debug, Clone)]
