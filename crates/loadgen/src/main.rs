@@ -34,7 +34,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use testkit::percentile;
-use testkit::rest::{call, create_room, get_text, open_room, room_options};
+use testkit::rest::{call, create_room, get_text, open_room, room_options, room_phase};
 
 #[derive(Debug, Clone, Parser)]
 #[command(about = "Load generator for a running fourkings server (loopback only)")]
@@ -714,8 +714,9 @@ async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
     };
     let mut cpu_playing = 0;
     for room in &cpu_rooms {
-        let info = call(args.addr, "GET", &format!("/rooms/{room}"), None, "").await?;
-        cpu_playing += usize::from(info["phase"] == "playing");
+        // A room already gone finished its game and closed (short idle-close settings).
+        let phase = room_phase(args.addr, room).await?;
+        cpu_playing += usize::from(phase.as_deref() == Some("playing"));
     }
     report.latencies_us.sort_unstable();
     let lat = &report.latencies_us;

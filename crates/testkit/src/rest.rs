@@ -37,6 +37,37 @@ pub async fn call(
     token: Option<&str>,
     body: &str,
 ) -> anyhow::Result<Value> {
+    let (addr, r) = follow(addr, method, path, token, body).await?;
+    if r.status != 200 {
+        anyhow::bail!("{method} {path} on {addr}: {} {}", r.head, r.body);
+    }
+    Ok(serde_json::from_str(&r.body)?)
+}
+
+/// A room's phase (`lobby`, `playing`, …), or `None` once the room is gone (`404`: a room that
+/// finished and closed while it was being played against).
+pub async fn room_phase(addr: SocketAddr, room: &str) -> anyhow::Result<Option<String>> {
+    let path = format!("/rooms/{room}");
+    let (addr, r) = follow(addr, "GET", &path, None, "").await?;
+    match r.status {
+        200 => {
+            let info: Value = serde_json::from_str(&r.body)?;
+            Ok(info["phase"].as_str().map(str::to_owned))
+        }
+        404 => Ok(None),
+        _ => anyhow::bail!("GET {path} on {addr}: {} {}", r.head, r.body),
+    }
+}
+
+/// Sends a request and follows `307`/`308` to their `Location` (same method, same body); returns the
+/// node that gave the final answer and that answer.
+async fn follow(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> anyhow::Result<(SocketAddr, Response)> {
     let mut addr = addr;
     let mut path = path.to_owned();
     for _ in 0..=MAX_REDIRECTS {
@@ -53,10 +84,7 @@ pub async fn call(
             }
             continue;
         }
-        if r.status != 200 {
-            anyhow::bail!("{method} {path} on {addr}: {} {}", r.head, r.body);
-        }
-        return Ok(serde_json::from_str(&r.body)?);
+        return Ok((addr, r));
     }
     anyhow::bail!("{method} {path}: more than {MAX_REDIRECTS} redirects")
 }
