@@ -13,9 +13,9 @@
 //!   WAL start over while commits keep coming (SQLite rewinds it only when a writer starts with every
 //!   frame already copied), so under steady load the file would grow without end. RESTART needs the
 //!   write lock, which a steady stream of appends on another connection hardly ever leaves free
-//!   (SQLite's busy handler polls for it every few milliseconds), so it runs on the log's own
-//!   connection: it waits there for the append in progress, copies the few frames since the last
-//!   PASSIVE checkpoint while the next appends wait for the connection, and the next commit writes
+//!   (SQLite's busy handler polls for it every few milliseconds), so it runs on the store's writing
+//!   connection: it waits there for the write in progress, copies the few frames since the last
+//!   PASSIVE checkpoint while the next writes wait for the connection, and the next commit writes
 //!   from the start of the file again.
 
 use std::sync::Arc;
@@ -94,10 +94,10 @@ const CATCH_UP_ROUNDS: usize = 4;
 const CATCH_UP_PAGES: i64 = 256;
 
 /// The checkpointing task: PASSIVE checkpoints on `pool` (its own connection), RESTART ones on
-/// `log` (the action log's connection); runs until `pool` is closed.
+/// `writer` (the store's writing connection); runs until `pool` is closed.
 pub(crate) async fn run(
     pool: SqlitePool,
-    log: Arc<HeldConnection<Sqlite>>,
+    writer: Arc<HeldConnection<Sqlite>>,
     policy: CheckpointPolicy,
 ) {
     let every = policy.interval.max(Duration::from_millis(1));
@@ -126,7 +126,7 @@ pub(crate) async fn run(
                     _ => break,
                 }
             }
-            match log
+            match writer
                 .run(async |conn| checkpoint(conn, Mode::Restart).await)
                 .await
             {

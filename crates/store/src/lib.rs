@@ -72,7 +72,7 @@ pub struct OpenOptions {
     pub acquire_timeout: Duration,
     /// SQLite only: when a commit reaches the disk (PostgreSQL has its own `synchronous_commit`).
     pub sqlite_sync: SqliteSync,
-    /// SQLite only: the page cache of the action log's own connection, in KiB.
+    /// SQLite only: the page cache of the writing connection (every write goes through it), in KiB.
     pub sqlite_log_cache_kib: u32,
     /// SQLite only: when WAL checkpoints run (in the background, see [`checkpoint`]).
     pub sqlite_checkpoint: checkpoint::CheckpointPolicy,

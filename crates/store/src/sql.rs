@@ -38,8 +38,8 @@ const APPEND_CHUNK: usize = 1000;
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: sqlx::SqlitePool,
-    /// The action log's own connection (see [`SqliteStore::open`]), held between appends.
-    log: Arc<HeldConnection<Sqlite>>,
+    /// The one connection that writes (see [`SqliteStore::open`]), held between writes.
+    writer: Arc<HeldConnection<Sqlite>>,
     /// The background checkpointer's connection ([`crate::checkpoint`]).
     checkpointer: sqlx::SqlitePool,
 }
@@ -75,33 +75,38 @@ impl SqliteStore {
             .connect_with(connect.clone())
             .await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
-        // The action log appends through a connection of its own. On a pooled one each append
-        // found the page cache stale (another connection had written since: SQLite drops the whole
-        // cache then) and read the B-tree pages it needed again; its own connection with a cache
-        // large enough for the pages the rooms append to keeps them. It also means REST reads that
-        // hold every pooled connection never make a game wait.
+        // Every write goes through one connection of its own, held between writes; the pool only
+        // reads. SQLite lets one connection write at a time: a second writer that finds the lock
+        // taken sleeps in SQLite's busy handler (1, 2, 5, 10, 15, 20 ms … between tries). Beside
+        // 1,000 CPU tables recording their games on pooled connections, the log's connection slept
+        // there 184 times in 30 s, up to 53 ms in a row (docs/benchmarks.md, session 20). Here a
+        // write waits for the one before it, for as long as that one takes, and never sleeps. The
+        // connection's page cache, large enough for the pages the rooms append to, also stays
+        // warm: a pooled one found it stale at every use (another connection had written since:
+        // SQLite drops the whole cache then) and read the B-tree pages it needed again. And REST
+        // reads that hold every pooled connection never make a game wait.
         let single = || {
             SqlitePoolOptions::new()
                 .max_connections(1)
                 .test_before_acquire(false)
                 .acquire_timeout(options.acquire_timeout)
         };
-        let log = single()
+        let writer = single()
             .connect_with(connect.clone().pragma(
                 "cache_size",
                 format!("-{}", options.sqlite_log_cache_kib.max(1)),
             ))
             .await?;
-        let log = Arc::new(HeldConnection::new(log));
+        let writer = Arc::new(HeldConnection::new(writer));
         let checkpointer = single().connect_with(connect).await?;
         tokio::spawn(crate::checkpoint::run(
             checkpointer.clone(),
-            Arc::clone(&log),
+            Arc::clone(&writer),
             options.sqlite_checkpoint,
         ));
         Ok(SqliteStore {
             pool,
-            log,
+            writer,
             checkpointer,
         })
     }
@@ -111,29 +116,30 @@ impl SqliteStore {
         &self.pool
     }
 
-    /// Runs `query` on the action log's own connection (for tests of its settings).
-    pub async fn on_log_connection<T>(
+    /// Runs `query` on the writing connection (for tests of its settings and of who waits for it).
+    pub async fn on_writing_connection<T>(
         &self,
         query: impl AsyncFnOnce(&mut sqlx::SqliteConnection) -> Result<T, sqlx::Error>,
     ) -> Result<T, StoreError> {
-        Ok(self.log.run(query).await?)
+        Ok(self.writer.run(query).await?)
     }
 
-    /// Whether the log's connection sits idle in its pool (for tests: between appends it is held).
-    pub fn log_connection_in_pool(&self) -> bool {
-        self.log.idle_in_pool()
+    /// Whether the writing connection sits idle in its pool (for tests: between writes it is held).
+    pub fn writing_connection_in_pool(&self) -> bool {
+        self.writer.idle_in_pool()
     }
 
-    /// Appends on the log's own connection.
-    async fn log_append(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {
-        self.log
-            .run(async |conn| Self::append_with(conn, entries).await)
-            .await
+    /// Runs a write on the one writing connection, after the writes queued before it.
+    async fn writing<T>(
+        &self,
+        write: impl AsyncFnOnce(&mut sqlx::SqliteConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.writer.run(write).await
     }
 
-    /// Closes the log's and the checkpointer's connections (the checkpointer task then ends).
+    /// Closes the writing and the checkpointer's connections (the checkpointer task then ends).
     async fn close_own_connections(&self) {
-        self.log.close().await;
+        self.writer.close().await;
         self.checkpointer.close().await;
     }
 }
@@ -165,11 +171,15 @@ impl PgStore {
         &self.pool
     }
 
-    /// Appends on a pooled connection (a PostgreSQL connection has no cache to keep warm, and one
-    /// held for the log would be one fewer for everything else in a small pool).
-    async fn log_append(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {
+    /// Runs a write on a pooled connection: PostgreSQL takes concurrent writers (row locks where
+    /// two writes meet), and a connection held for writing would be one fewer for everything else
+    /// in a small pool.
+    async fn writing<T>(
+        &self,
+        write: impl AsyncFnOnce(&mut sqlx::PgConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let mut conn = self.pool.acquire().await?;
-        Self::append_with(&mut conn, entries).await
+        write(&mut conn).await
     }
 
     /// Nothing beside the pool to close.
@@ -433,17 +443,20 @@ macro_rules! impl_store {
                     is_cpu: false,
                     created_at: now_millis(),
                 };
-                sqlx::query(
-                    "INSERT INTO players (id, secret_hash, display_name, is_cpu, created_at) \
-                     VALUES ($1, $2, $3, FALSE, $4)",
-                )
-                .bind(&player.id)
-                .bind(hash_secret(&secret))
-                .bind(&player.display_name)
-                .bind(player.created_at)
-                .execute(&self.pool)
-                .await?;
-                Ok(NewPlayer { player, secret })
+                self.writing(async |conn| {
+                    sqlx::query(
+                        "INSERT INTO players (id, secret_hash, display_name, is_cpu, created_at) \
+                         VALUES ($1, $2, $3, FALSE, $4)",
+                    )
+                    .bind(&player.id)
+                    .bind(hash_secret(&secret))
+                    .bind(&player.display_name)
+                    .bind(player.created_at)
+                    .execute(&mut *conn)
+                    .await?;
+                    Ok(NewPlayer { player, secret })
+                })
+                .await
             }
 
             async fn authenticate_player(
@@ -474,18 +487,21 @@ macro_rules! impl_store {
                 display_name: &str,
             ) -> Result<Player, StoreError> {
                 let display_name = protocol::name::display_name(display_name)?;
-                let row = sqlx::query(
-                    "UPDATE players SET display_name = $2 WHERE id = $1 AND NOT is_cpu \
-                     RETURNING id, display_name, is_cpu, created_at",
-                )
-                .bind(id)
-                .bind(&display_name)
-                .fetch_optional(&self.pool)
-                .await?;
-                match row {
-                    Some(row) => Self::player_from_row(&row),
-                    None => Err(not_found("player", id)),
-                }
+                self.writing(async |conn| {
+                    let row = sqlx::query(
+                        "UPDATE players SET display_name = $2 WHERE id = $1 AND NOT is_cpu \
+                         RETURNING id, display_name, is_cpu, created_at",
+                    )
+                    .bind(id)
+                    .bind(&display_name)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+                    match row {
+                        Some(row) => Self::player_from_row(&row),
+                        None => Err(not_found("player", id)),
+                    }
+                })
+                .await
             }
 
             async fn player(&self, id: &str) -> Result<Option<Player>, StoreError> {
@@ -500,20 +516,23 @@ macro_rules! impl_store {
 
             async fn create_room(&self, room: &NewRoom) -> Result<Room, StoreError> {
                 let now = now_millis();
-                let row = sqlx::query(
-                    "INSERT INTO rooms (id, game_kind, options, host_token_hash, settings, state, \
-                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, 'lobby', $6, $6) \
-                     RETURNING id, game_kind, options, settings, state, created_at, updated_at",
-                )
-                .bind(&room.id)
-                .bind(&room.game_kind)
-                .bind(Json(&room.options))
-                .bind(hash_secret(&room.host_token))
-                .bind(Json(&room.settings))
-                .bind(now)
-                .fetch_one(&self.pool)
-                .await?;
-                Self::room_from_row(&row)
+                self.writing(async |conn| {
+                    let row = sqlx::query(
+                        "INSERT INTO rooms (id, game_kind, options, host_token_hash, settings, state, \
+                         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, 'lobby', $6, $6) \
+                         RETURNING id, game_kind, options, settings, state, created_at, updated_at",
+                    )
+                    .bind(&room.id)
+                    .bind(&room.game_kind)
+                    .bind(Json(&room.options))
+                    .bind(hash_secret(&room.host_token))
+                    .bind(Json(&room.settings))
+                    .bind(now)
+                    .fetch_one(&mut *conn)
+                    .await?;
+                    Self::room_from_row(&row)
+                })
+                .await
             }
 
             async fn update_room(
@@ -523,22 +542,25 @@ macro_rules! impl_store {
                 settings: &Value,
                 state: RoomState,
             ) -> Result<Room, StoreError> {
-                let row = sqlx::query(
-                    "UPDATE rooms SET options = $2, settings = $3, state = $4, updated_at = $5 \
-                     WHERE id = $1 \
-                     RETURNING id, game_kind, options, settings, state, created_at, updated_at",
-                )
-                .bind(id)
-                .bind(Json(options))
-                .bind(Json(settings))
-                .bind(state.as_str())
-                .bind(now_millis())
-                .fetch_optional(&self.pool)
-                .await?;
-                match row {
-                    Some(row) => Self::room_from_row(&row),
-                    None => Err(not_found("room", id)),
-                }
+                self.writing(async |conn| {
+                    let row = sqlx::query(
+                        "UPDATE rooms SET options = $2, settings = $3, state = $4, updated_at = $5 \
+                         WHERE id = $1 \
+                         RETURNING id, game_kind, options, settings, state, created_at, updated_at",
+                    )
+                    .bind(id)
+                    .bind(Json(options))
+                    .bind(Json(settings))
+                    .bind(state.as_str())
+                    .bind(now_millis())
+                    .fetch_optional(&mut *conn)
+                    .await?;
+                    match row {
+                        Some(row) => Self::room_from_row(&row),
+                        None => Err(not_found("room", id)),
+                    }
+                })
+                .await
             }
 
             async fn authenticate_host(
@@ -596,27 +618,31 @@ macro_rules! impl_store {
 
             async fn close_rooms(&self, ids: &[String]) -> Result<u64, StoreError> {
                 let now = now_millis();
-                let mut changed = 0;
-                let mut tx = self.pool.begin().await?;
-                for chunk in ids.chunks(APPEND_CHUNK) {
-                    let mut update = QueryBuilder::<$db>::new("UPDATE rooms SET state = 'closed', updated_at = ");
-                    update.push_bind(now).push(" WHERE state <> 'closed' AND id IN (");
-                    let mut list = update.separated(", ");
-                    for id in chunk {
-                        list.push_bind(id.as_str());
+                self.writing(async |conn| {
+                    let mut changed = 0;
+                    let mut tx = sqlx::Connection::begin(conn).await?;
+                    for chunk in ids.chunks(APPEND_CHUNK) {
+                        let mut update = QueryBuilder::<$db>::new("UPDATE rooms SET state = 'closed', updated_at = ");
+                        update.push_bind(now).push(" WHERE state <> 'closed' AND id IN (");
+                        let mut list = update.separated(", ");
+                        for id in chunk {
+                            list.push_bind(id.as_str());
+                        }
+                        update.push(")");
+                        changed += update.build().execute(&mut *tx).await?.rows_affected();
                     }
-                    update.push(")");
-                    changed += update.build().execute(&mut *tx).await?.rows_affected();
-                }
-                tx.commit().await?;
-                Ok(changed)
+                    tx.commit().await?;
+                    Ok(changed)
+                })
+                .await
             }
 
             async fn append(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {
                 if entries.is_empty() {
                     return Ok(Vec::new());
                 }
-                self.log_append(entries).await
+                self.writing(async |conn| Self::append_with(conn, entries).await)
+                    .await
             }
 
             async fn load_log(
@@ -647,133 +673,136 @@ macro_rules! impl_store {
             async fn record_game(&self, game: &FinishedGame) -> Result<Recorded, StoreError> {
                 game.result.validate()?;
                 let now = now_millis();
-                let mut tx = self.pool.begin().await?;
-                // The game row goes first: it is the idempotency key, and (on SQLite) the first
-                // write takes the database lock before anything is read.
-                let inserted = sqlx::query(
-                    "INSERT INTO games (id, room_id, game_no, pool, rated, options, first_seat, \
-                     dice_commit, revealed_seed, result, standings, record, finished_at, \
-                     unrated_reason) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
-                     ON CONFLICT DO NOTHING RETURNING id",
-                )
-                .bind(&game.id)
-                .bind(&game.room_id)
-                .bind(game.game_no)
-                .bind(game.pool.as_str())
-                .bind(game.is_rated())
-                .bind(Json(&game.options))
-                .bind(game.first_seat.name())
-                .bind(&game.dice_commit)
-                .bind(&game.revealed_seed)
-                .bind(Json(&game.result))
-                .bind(Json(&game.standings))
-                .bind(Json(&game.record))
-                .bind(game.finished_at)
-                .bind(game.unrated.map(UnratedReason::as_str))
-                .fetch_optional(&mut *tx)
-                .await?;
-                if inserted.is_none() {
-                    // No target on ON CONFLICT: with a target, PostgreSQL can still raise a unique
-                    // violation on the other unique index (room, game number) when two identical
-                    // calls race. Tell the two conflicts apart here instead.
-                    let same_id: Option<String> =
-                        sqlx::query_scalar("SELECT id FROM games WHERE id = $1")
-                            .bind(&game.id)
-                            .fetch_optional(&mut *tx)
-                            .await?;
-                    tx.rollback().await?;
-                    return match same_id {
-                        Some(_) => Ok(Recorded::AlreadyRecorded),
-                        None => Err(StoreError::GameNumberTaken {
-                            room_id: game.room_id.clone(),
-                            game_no: game.game_no,
-                        }),
-                    };
-                }
-                for seat in Seat::ALL {
-                    let sp = &game.seats[seat.index()];
-                    sqlx::query(
-                        "INSERT INTO game_seats (game_id, seat, player_id, cpu_finished) \
-                         VALUES ($1, $2, $3, $4)",
+                self.writing(async |conn| {
+                    let mut tx = sqlx::Connection::begin(conn).await?;
+                    // The game row goes first: it is the idempotency key, and (on SQLite) the first
+                    // write takes the database lock before anything is read.
+                    let inserted = sqlx::query(
+                        "INSERT INTO games (id, room_id, game_no, pool, rated, options, first_seat, \
+                         dice_commit, revealed_seed, result, standings, record, finished_at, \
+                         unrated_reason) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+                         ON CONFLICT DO NOTHING RETURNING id",
                     )
                     .bind(&game.id)
-                    .bind(seat.name())
-                    .bind(&sp.player_id)
-                    .bind(sp.cpu_finished)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                if !game.is_rated() {
-                    tx.commit().await?;
-                    return Ok(Recorded::Written {
-                        rating_changes: Vec::new(),
-                    });
-                }
-                // Lock the players' rating rows in a fixed order (no deadlock between two games
-                // sharing players), creating missing ones at the initial rating. CPU seats have
-                // anchors, no rows.
-                let mut players = rated_players(game)?;
-                players.sort();
-                let mut current: HashMap<String, (Rating, i64)> = HashMap::new();
-                for player in &players {
-                    sqlx::query(
-                        "INSERT INTO ratings (player_id, pool, mu, sigma, games, updated_at) \
-                         VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT (player_id, pool) DO NOTHING",
-                    )
-                    .bind(player)
+                    .bind(&game.room_id)
+                    .bind(game.game_no)
                     .bind(game.pool.as_str())
-                    .bind(Rating::INITIAL.mu)
-                    .bind(Rating::INITIAL.sigma)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-                    let row = sqlx::query(concat!(
-                        "SELECT mu, sigma, games FROM ratings WHERE player_id = $1 AND pool = $2",
-                        $for_update
-                    ))
-                    .bind(player)
-                    .bind(game.pool.as_str())
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    let rating = Self::rating_from_row(&row, "mu", "sigma")?;
-                    current.insert(player.clone(), (rating, row.try_get("games")?));
-                }
-                let changes = rating_changes(game, &current)?;
-                for change in changes.iter().filter(|c| anchor_of(game.pool, &c.player_id).is_none()) {
-                    sqlx::query(
-                        "UPDATE ratings SET mu = $3, sigma = $4, games = $5, updated_at = $6 \
-                         WHERE player_id = $1 AND pool = $2",
-                    )
-                    .bind(&change.player_id)
-                    .bind(game.pool.as_str())
-                    .bind(change.after.mu)
-                    .bind(change.after.sigma)
-                    .bind(change.games)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-                    sqlx::query(
-                        "INSERT INTO rating_history (player_id, pool, game_id, mu_before, \
-                         sigma_before, mu_after, sigma_after, at, games) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                    )
-                    .bind(&change.player_id)
-                    .bind(game.pool.as_str())
-                    .bind(&game.id)
-                    .bind(change.before.mu)
-                    .bind(change.before.sigma)
-                    .bind(change.after.mu)
-                    .bind(change.after.sigma)
+                    .bind(game.is_rated())
+                    .bind(Json(&game.options))
+                    .bind(game.first_seat.name())
+                    .bind(&game.dice_commit)
+                    .bind(&game.revealed_seed)
+                    .bind(Json(&game.result))
+                    .bind(Json(&game.standings))
+                    .bind(Json(&game.record))
                     .bind(game.finished_at)
-                    .bind(change.games)
-                    .execute(&mut *tx)
+                    .bind(game.unrated.map(UnratedReason::as_str))
+                    .fetch_optional(&mut *tx)
                     .await?;
-                }
-                tx.commit().await?;
-                Ok(Recorded::Written {
-                    rating_changes: changes,
+                    if inserted.is_none() {
+                        // No target on ON CONFLICT: with a target, PostgreSQL can still raise a unique
+                        // violation on the other unique index (room, game number) when two identical
+                        // calls race. Tell the two conflicts apart here instead.
+                        let same_id: Option<String> =
+                            sqlx::query_scalar("SELECT id FROM games WHERE id = $1")
+                                .bind(&game.id)
+                                .fetch_optional(&mut *tx)
+                                .await?;
+                        tx.rollback().await?;
+                        return match same_id {
+                            Some(_) => Ok(Recorded::AlreadyRecorded),
+                            None => Err(StoreError::GameNumberTaken {
+                                room_id: game.room_id.clone(),
+                                game_no: game.game_no,
+                            }),
+                        };
+                    }
+                    for seat in Seat::ALL {
+                        let sp = &game.seats[seat.index()];
+                        sqlx::query(
+                            "INSERT INTO game_seats (game_id, seat, player_id, cpu_finished) \
+                             VALUES ($1, $2, $3, $4)",
+                        )
+                        .bind(&game.id)
+                        .bind(seat.name())
+                        .bind(&sp.player_id)
+                        .bind(sp.cpu_finished)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    if !game.is_rated() {
+                        tx.commit().await?;
+                        return Ok(Recorded::Written {
+                            rating_changes: Vec::new(),
+                        });
+                    }
+                    // Lock the players' rating rows in a fixed order (no deadlock between two games
+                    // sharing players), creating missing ones at the initial rating. CPU seats have
+                    // anchors, no rows.
+                    let mut players = rated_players(game)?;
+                    players.sort();
+                    let mut current: HashMap<String, (Rating, i64)> = HashMap::new();
+                    for player in &players {
+                        sqlx::query(
+                            "INSERT INTO ratings (player_id, pool, mu, sigma, games, updated_at) \
+                             VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT (player_id, pool) DO NOTHING",
+                        )
+                        .bind(player)
+                        .bind(game.pool.as_str())
+                        .bind(Rating::INITIAL.mu)
+                        .bind(Rating::INITIAL.sigma)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        let row = sqlx::query(concat!(
+                            "SELECT mu, sigma, games FROM ratings WHERE player_id = $1 AND pool = $2",
+                            $for_update
+                        ))
+                        .bind(player)
+                        .bind(game.pool.as_str())
+                        .fetch_one(&mut *tx)
+                        .await?;
+                        let rating = Self::rating_from_row(&row, "mu", "sigma")?;
+                        current.insert(player.clone(), (rating, row.try_get("games")?));
+                    }
+                    let changes = rating_changes(game, &current)?;
+                    for change in changes.iter().filter(|c| anchor_of(game.pool, &c.player_id).is_none()) {
+                        sqlx::query(
+                            "UPDATE ratings SET mu = $3, sigma = $4, games = $5, updated_at = $6 \
+                             WHERE player_id = $1 AND pool = $2",
+                        )
+                        .bind(&change.player_id)
+                        .bind(game.pool.as_str())
+                        .bind(change.after.mu)
+                        .bind(change.after.sigma)
+                        .bind(change.games)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        sqlx::query(
+                            "INSERT INTO rating_history (player_id, pool, game_id, mu_before, \
+                             sigma_before, mu_after, sigma_after, at, games) \
+                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                        )
+                        .bind(&change.player_id)
+                        .bind(game.pool.as_str())
+                        .bind(&game.id)
+                        .bind(change.before.mu)
+                        .bind(change.before.sigma)
+                        .bind(change.after.mu)
+                        .bind(change.after.sigma)
+                        .bind(game.finished_at)
+                        .bind(change.games)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    tx.commit().await?;
+                    Ok(Recorded::Written {
+                        rating_changes: changes,
+                    })
                 })
+                .await
             }
 
             async fn game(&self, id: &str) -> Result<Option<GameRecord>, StoreError> {
