@@ -39,7 +39,7 @@ impl Default for CheckpointPolicy {
     fn default() -> Self {
         CheckpointPolicy {
             interval: Duration::from_millis(200),
-            restart_pages: 16_384,
+            restart_pages: 65_536,
         }
     }
 }
