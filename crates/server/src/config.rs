@@ -91,6 +91,9 @@ pub struct DatabaseSection {
     /// A pooled connection idle this long is closed, ms.
     pub pool_idle_ms: u64,
     pub write_timeout_ms: u64,
+    /// Longest wait of a log commit for more entries, µs (only while they come faster than one
+    /// per wait); 0 never waits.
+    pub commit_delay_us: u64,
     pub connect_timeout_ms: u64,
     /// SQLite only: `full` (fsync every commit) or `normal` (fsync at checkpoints).
     pub sqlite_synchronous: store::SqliteSync,
@@ -283,6 +286,7 @@ impl Config {
     pub fn writer_config(&self) -> store::WriterConfig {
         let mut writer = store::WriterConfig::new(&self.database.spool_path);
         writer.write_timeout = Duration::from_millis(self.database.write_timeout_ms);
+        writer.commit_delay = Duration::from_micros(self.database.commit_delay_us);
         writer
     }
 

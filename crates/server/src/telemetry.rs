@@ -31,6 +31,7 @@ pub const STORE_WRITE: &str = "fourkings_store_write_seconds";
 pub const STORE_QUEUE: &str = "fourkings_store_queue_depth";
 pub const STORE_COMMITS: &str = "fourkings_store_commits_total";
 pub const STORE_COMMITTED: &str = "fourkings_store_committed_entries_total";
+pub const STORE_COMMIT_DELAYS: &str = "fourkings_store_commit_delays_total";
 pub const STORE_CHECKPOINTS: &str = "fourkings_store_checkpoints_total";
 pub const STORE_CHECKPOINT_TIME: &str = "fourkings_store_checkpoint_seconds";
 pub const STORE_WAL_PAGES: &str = "fourkings_store_wal_pages";
@@ -143,6 +144,10 @@ fn describe() {
     describe_counter!(
         STORE_COMMITTED,
         "Action log entries written by group commits."
+    );
+    describe_counter!(
+        STORE_COMMIT_DELAYS,
+        "Group commits that waited database.commit_delay_us for more entries (the log was busy)."
     );
     describe_counter!(
         STORE_CHECKPOINTS,
@@ -273,6 +278,7 @@ fn zero() {
         CLUSTER_LEASE_LOST,
         STORE_COMMITS,
         STORE_COMMITTED,
+        STORE_COMMIT_DELAYS,
     ] {
         counter!(name).absolute(0);
     }

@@ -35,6 +35,7 @@ for_both_backends!(
     room_games_page_newest_first_with_seats_and_standings,
     player_games_page_newest_first_with_the_players_rating_change,
     writer_group_commits_many_concurrent_rooms,
+    writer_commit_delay_gathers_entries_that_come_one_at_a_time,
     writer_reports_seq_conflicts_and_accepts_retries,
     writer_refuses_only_the_bad_entry_of_a_batch,
 );
@@ -1205,6 +1206,44 @@ async fn writer_group_commits_many_concurrent_rooms(store: Arc<dyn Store>) {
     assert!(
         health.committed_batches < health.committed_entries,
         "group commit batches concurrent appends: {health:?}"
+    );
+}
+
+async fn writer_commit_delay_gathers_entries_that_come_one_at_a_time(store: Arc<dyn Store>) {
+    store.create_room(&room("r1")).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (writer, _task) = LogWriter::start(
+        store.clone(),
+        WriterConfig {
+            commit_delay: std::time::Duration::from_millis(20),
+            ..WriterConfig::new(dir.path().join("spool.jsonl"))
+        },
+    )
+    .await
+    .unwrap();
+    // One entry every 2 ms for a second, each sent without waiting for the one before: alone in
+    // its commit unless the writer waits for company (a commit takes well under 2 ms here).
+    const ENTRIES: i64 = 500;
+    let mut every = tokio::time::interval(std::time::Duration::from_millis(2));
+    let mut appends = Vec::new();
+    for seq in 1..=ENTRIES {
+        every.tick().await;
+        let writer = writer.clone();
+        appends.push(tokio::spawn(async move {
+            writer.append(entry("r1", 1, seq, json!(seq))).await
+        }));
+    }
+    for a in appends {
+        assert_eq!(a.await.unwrap(), Ok(Durable::Database));
+    }
+    assert_eq!(store.load_log("r1", 1).await.unwrap().len(), ENTRIES as usize);
+    let health = writer.health();
+    assert_eq!(health.committed_entries, ENTRIES as u64);
+    // The first 250 ms measure the rate (500 a second: 10 expected in 20 ms) and commit at once.
+    let per_commit = health.committed_entries as f64 / health.committed_batches as f64;
+    assert!(
+        per_commit >= 2.0,
+        "{per_commit:.2} entries per commit: {health:?}"
     );
 }
 
