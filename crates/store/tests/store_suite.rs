@@ -1236,7 +1236,10 @@ async fn writer_commit_delay_gathers_entries_that_come_one_at_a_time(store: Arc<
     for a in appends {
         assert_eq!(a.await.unwrap(), Ok(Durable::Database));
     }
-    assert_eq!(store.load_log("r1", 1).await.unwrap().len(), ENTRIES as usize);
+    assert_eq!(
+        store.load_log("r1", 1).await.unwrap().len(),
+        ENTRIES as usize
+    );
     let health = writer.health();
     assert_eq!(health.committed_entries, ENTRIES as u64);
     // The first 250 ms measure the rate (500 a second: 10 expected in 20 ms) and commit at once.
