@@ -102,7 +102,8 @@ impl ClusterNode {
             tx,
             write_timeout: Duration::from_millis(config.database.write_timeout_ms),
         });
-        tokio::spawn(write_loop(Arc::downgrade(&node), rx));
+        let pacer = store::Pacer::new(Duration::from_micros(config.database.commit_delay_us));
+        tokio::spawn(write_loop(Arc::downgrade(&node), rx, pacer));
         Ok(node)
     }
 
@@ -344,15 +345,13 @@ async fn release_in_db(cluster: &Cluster, fence: &Fence) {
     }
 }
 
-async fn write_loop(node: std::sync::Weak<ClusterNode>, mut rx: mpsc::Receiver<Request>) {
+async fn write_loop(
+    node: std::sync::Weak<ClusterNode>,
+    mut rx: mpsc::Receiver<Request>,
+    mut pacer: store::Pacer,
+) {
     while let Some(first) = rx.recv().await {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(r) => batch.push(r),
-                Err(_) => break,
-            }
-        }
+        let batch = pacer.gather(&mut rx, first, MAX_BATCH, true).await;
         let Some(node) = node.upgrade() else { return };
         node.write(batch).await;
     }

@@ -46,7 +46,7 @@ pub use error::StoreError;
 pub use model::*;
 pub use spool::Spool;
 pub use sql::{PgStore, SqliteStore};
-pub use writer::{AppendError, Durable, LogWriter, WriterConfig, WriterHealth};
+pub use writer::{AppendError, Durable, LogWriter, Pacer, WriterConfig, WriterHealth};
 
 /// The database used when none is configured: a SQLite file under `./data`.
 pub const DEFAULT_URL: &str = "sqlite://data/fourkings.db";

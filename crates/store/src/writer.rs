@@ -220,7 +220,8 @@ impl LogWriter {
 /// pacer measures the arrival rate and waits only while at least one more entry is expected in
 /// `delay`: a few tables playing never wait, a busy server waits at most `delay` (tokio's timer
 /// rounds up to the next millisecond) per action.
-struct Pacer {
+#[derive(Debug)]
+pub struct Pacer {
     delay: Duration,
     /// Entries received since `since`...
     count: u64,
@@ -233,7 +234,7 @@ impl Pacer {
     /// How long the arrival rate is counted before it is updated.
     const WINDOW: Duration = Duration::from_millis(250);
 
-    fn new(delay: Duration) -> Pacer {
+    pub fn new(delay: Duration) -> Pacer {
         Pacer {
             delay,
             count: 0,
@@ -256,6 +257,43 @@ impl Pacer {
     fn wait_until(&self, now: Instant) -> Option<Instant> {
         let expected = self.rate * self.delay.as_secs_f64();
         (!self.delay.is_zero() && expected >= 1.0).then(|| now + self.delay)
+    }
+
+    /// One commit's batch: `first`, what is queued behind it, and (if `may_wait` and the log is
+    /// busy) what comes during the delay; at most `max` requests.
+    pub async fn gather<T>(
+        &mut self,
+        rx: &mut mpsc::Receiver<T>,
+        first: T,
+        max: usize,
+        may_wait: bool,
+    ) -> Vec<T> {
+        let mut batch = vec![first];
+        take_queued(rx, &mut batch, max);
+        let now = Instant::now();
+        self.arrived(batch.len(), now);
+        if may_wait
+            && batch.len() < max
+            && let Some(until) = self.wait_until(now)
+        {
+            // Not polling the queue meanwhile: the rooms' sends do not wake the writer.
+            metrics::counter!("fourkings_store_commit_delays_total").increment(1);
+            tokio::time::sleep_until(until).await;
+            let before = batch.len();
+            take_queued(rx, &mut batch, max);
+            self.arrived(batch.len() - before, Instant::now());
+        }
+        batch
+    }
+}
+
+/// Adds what is queued now to `batch`, up to `max` requests.
+fn take_queued<T>(rx: &mut mpsc::Receiver<T>, batch: &mut Vec<T>, max: usize) {
+    while batch.len() < max {
+        match rx.try_recv() {
+            Ok(r) => batch.push(r),
+            Err(_) => break,
+        }
     }
 }
 
@@ -302,21 +340,12 @@ impl Task {
                     }
                 }
             };
-            let mut batch = vec![first];
-            self.take_queued(&mut batch);
-            let now = Instant::now();
-            self.pacer.arrived(batch.len(), now);
-            if self.spooled() == 0
-                && batch.len() < self.config.max_batch
-                && let Some(until) = self.pacer.wait_until(now)
-            {
-                // Not polling the queue meanwhile: the rooms' sends do not wake this task.
-                metrics::counter!("fourkings_store_commit_delays_total").increment(1);
-                tokio::time::sleep_until(until).await;
-                let before = batch.len();
-                self.take_queued(&mut batch);
-                self.pacer.arrived(batch.len() - before, Instant::now());
-            }
+            // During an outage the batch goes to the spool: nothing to gain by waiting.
+            let may_wait = self.spooled() == 0;
+            let batch = self
+                .pacer
+                .gather(&mut self.rx, first, self.config.max_batch, may_wait)
+                .await;
             // What is still waiting behind this batch (served as fourkings_store_queue_depth).
             metrics::gauge!("fourkings_store_queue_depth").set(self.rx.len() as f64);
             self.handle(batch).await;
@@ -324,16 +353,6 @@ impl Task {
         // Every handle is gone: one last attempt to drain; what remains stays on disk for the next start.
         if self.spooled() > 0 {
             self.drain().await;
-        }
-    }
-
-    /// Adds what is queued now to `batch`, up to `max_batch` entries.
-    fn take_queued(&mut self, batch: &mut Vec<Request>) {
-        while batch.len() < self.config.max_batch {
-            match self.rx.try_recv() {
-                Ok(r) => batch.push(r),
-                Err(_) => break,
-            }
         }
     }
 
