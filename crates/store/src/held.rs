@@ -6,11 +6,30 @@
 //! so every append paid for a second round trip, and the next append waited for it before it could
 //! take the connection. Holding the connection removes the ping. A use that fails or is cancelled
 //! (the log writer's write timeout drops the append's future) gives the connection back to the pool
-//! instead, which tests it and replaces it if it is broken.
+//! instead, which tests it and replaces it if it is broken. A use that only finds the request wrong
+//! (an unknown id, a game number taken) keeps it: the connection itself is as good as before.
 
 use sqlx::pool::PoolConnection;
 use sqlx::{Database, Pool};
 use tokio::sync::Mutex;
+
+/// Whether an error may come from the connection itself (the database, the link to it), so that the
+/// pool should test the connection before it is used again.
+pub(crate) trait ConnectionInDoubt {
+    fn in_doubt(&self) -> bool;
+}
+
+impl ConnectionInDoubt for sqlx::Error {
+    fn in_doubt(&self) -> bool {
+        true
+    }
+}
+
+impl ConnectionInDoubt for crate::StoreError {
+    fn in_doubt(&self) -> bool {
+        matches!(self, crate::StoreError::Db(_) | crate::StoreError::Io(_))
+    }
+}
 
 pub(crate) struct HeldConnection<DB: Database> {
     pool: Pool<DB>,
@@ -34,9 +53,10 @@ impl<DB: Database> HeldConnection<DB> {
     }
 
     /// Runs `f` on the connection (taken from the pool if none is held), one caller at a time. The
-    /// connection is kept for the next call only if `f` succeeds: on an error, or if this future is
-    /// dropped half-way, it goes back to the pool.
-    pub(crate) async fn run<T, E: From<sqlx::Error>>(
+    /// connection is kept for the next call unless `f` fails with an error that puts the connection
+    /// in doubt, or this future is dropped half-way: then it goes back to the pool. (A transaction
+    /// left open by a failing `f` is rolled back by sqlx before the connection's next statement.)
+    pub(crate) async fn run<T, E: From<sqlx::Error> + ConnectionInDoubt>(
         &self,
         f: impl AsyncFnOnce(&mut DB::Connection) -> Result<T, E>,
     ) -> Result<T, E> {
@@ -45,9 +65,11 @@ impl<DB: Database> HeldConnection<DB> {
             Some(conn) => conn,
             None => self.pool.acquire().await?,
         };
-        let answer = f(&mut conn).await?;
-        *slot = Some(conn);
-        Ok(answer)
+        let answer = f(&mut conn).await;
+        if answer.as_ref().err().is_none_or(|e| !e.in_doubt()) {
+            *slot = Some(conn);
+        }
+        answer
     }
 
     /// Whether the pool has the connection idle (not held, not in use).

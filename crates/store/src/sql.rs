@@ -496,10 +496,10 @@ macro_rules! impl_store {
                     .bind(&display_name)
                     .fetch_optional(&mut *conn)
                     .await?;
-                    match row {
-                        Some(row) => Self::player_from_row(&row),
-                        None => Err(not_found("player", id)),
-                    }
+                    row.as_ref()
+                        .map(Self::player_from_row)
+                        .transpose()?
+                        .ok_or_else(|| not_found("player", id))
                 })
                 .await
             }
@@ -555,10 +555,10 @@ macro_rules! impl_store {
                     .bind(now_millis())
                     .fetch_optional(&mut *conn)
                     .await?;
-                    match row {
-                        Some(row) => Self::room_from_row(&row),
-                        None => Err(not_found("room", id)),
-                    }
+                    row.as_ref()
+                        .map(Self::room_from_row)
+                        .transpose()?
+                        .ok_or_else(|| not_found("room", id))
                 })
                 .await
             }

@@ -219,6 +219,44 @@ async fn sqlite_holds_the_logs_connection_between_appends() {
     store.close().await;
 }
 
+/// A write that only finds the request wrong (an unknown id) keeps the writing connection: giving it
+/// back would make the next write pay a pool acquire and its ping for nothing.
+#[tokio::test]
+async fn sqlite_keeps_the_writing_connection_after_a_refused_request() {
+    use store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("refused.db").display());
+    let store = store::SqliteStore::open(&url, &store::OpenOptions::default())
+        .await
+        .unwrap();
+    store.create_room(&room_r1()).await.unwrap();
+    let settings = serde_json::json!({});
+    for _ in 0..3 {
+        let renamed = store.rename_player("nobody", "Ann").await;
+        assert!(
+            matches!(
+                renamed,
+                Err(store::StoreError::NotFound { what: "player", .. })
+            ),
+            "{renamed:?}"
+        );
+        let updated = store
+            .update_room("nowhere", &settings, &settings, store::RoomState::Lobby)
+            .await;
+        assert!(
+            matches!(
+                updated,
+                Err(store::StoreError::NotFound { what: "room", .. })
+            ),
+            "{updated:?}"
+        );
+    }
+    // A connection given back would be in the pool again as soon as its ping is answered.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(!store.writing_connection_in_pool(), "held after refusals");
+    store.close().await;
+}
+
 /// Every write of the SQLite store goes through the one writing connection, behind the write before
 /// it: no two connections ever want SQLite's write lock, so no write sleeps in SQLite's busy handler
 /// (1, 2, 5, 10 … ms between tries; a game record written on a pooled connection while the log
