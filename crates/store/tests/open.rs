@@ -112,6 +112,19 @@ fn room_r1() -> store::NewRoom {
 /// The action log appends on a connection of its own, with its own page cache: REST reads holding
 /// every pooled connection never make a game wait, and no other connection's writes make it drop
 /// its cache.
+/// A SQLite store with default options in a new temporary folder (removed when the returned guard
+/// drops), holding the room `r1`.
+async fn sqlite_with_r1(file: &str) -> (tempfile::TempDir, store::SqliteStore) {
+    use store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join(file).display());
+    let store = store::SqliteStore::open(&url, &store::OpenOptions::default())
+        .await
+        .unwrap();
+    store.create_room(&room_r1()).await.unwrap();
+    (dir, store)
+}
+
 #[tokio::test]
 async fn sqlite_appends_on_their_own_connection_even_when_the_pool_is_busy() {
     let dir = tempfile::tempdir().unwrap();
@@ -158,13 +171,8 @@ async fn sqlite_appends_on_their_own_connection_even_when_the_pool_is_busy() {
 /// half-way (the writer's timeout) gives it back, and the next append takes it again.
 #[tokio::test]
 async fn sqlite_holds_the_logs_connection_between_appends() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("held.db").display());
-    let store = store::SqliteStore::open(&url, &store::OpenOptions::default())
-        .await
-        .unwrap();
     use store::Store;
-    store.create_room(&room_r1()).await.unwrap();
+    let (_dir, store) = sqlite_with_r1("held.db").await;
     let entry = |seq| store::LogEntry {
         room_id: "r1".into(),
         game_no: 1,
@@ -224,12 +232,7 @@ async fn sqlite_holds_the_logs_connection_between_appends() {
 #[tokio::test]
 async fn sqlite_keeps_the_writing_connection_after_a_refused_request() {
     use store::Store;
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("refused.db").display());
-    let store = store::SqliteStore::open(&url, &store::OpenOptions::default())
-        .await
-        .unwrap();
-    store.create_room(&room_r1()).await.unwrap();
+    let (_dir, store) = sqlite_with_r1("refused.db").await;
     let settings = serde_json::json!({});
     for _ in 0..3 {
         let renamed = store.rename_player("nobody", "Ann").await;
@@ -267,14 +270,8 @@ async fn sqlite_every_write_waits_for_the_one_writing_connection() {
     use std::future::Future;
     use std::pin::Pin;
     use store::Store;
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("writer.db").display());
-    let store = std::sync::Arc::new(
-        store::SqliteStore::open(&url, &store::OpenOptions::default())
-            .await
-            .unwrap(),
-    );
-    store.create_room(&room_r1()).await.unwrap();
+    let (_dir, store) = sqlite_with_r1("writer.db").await;
+    let store = std::sync::Arc::new(store);
     let ann = store.create_player("Ann").await.unwrap().player.id;
     let cpu = |level: &str| store::SeatPlayer {
         player_id: format!("cpu:{level}"),
