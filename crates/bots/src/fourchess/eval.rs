@@ -100,19 +100,31 @@ fn centrality(sq: Square) -> i32 {
     (26 - df - dr) / 2
 }
 
-/// What the evaluation looks at beyond material, placement and the pawn shield.
+/// What the evaluation looks at beyond material, placement and the pawn shield, and how it weighs
+/// them. Easy's and medium's rating anchors were measured with [`Terms::PLAIN`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Terms {
-    /// Teams: enemy attacks around each king ([`king_attack_units`]), the hard level's only: easy's
-    /// and medium's rating anchors were measured without it.
+    /// Teams: enemy attacks around each king ([`king_attack_units`]).
     pub king_attacks: bool,
+    /// FFA: a live seat's worth is 100 × its points plus this percentage of its material (in
+    /// centipawns, 100 to a pawn, the pawn's one point).
+    pub ffa_material_percent: i32,
 }
 
 impl Terms {
     pub(crate) const PLAIN: Terms = Terms {
         king_attacks: false,
+        ffa_material_percent: 50,
     };
-    pub(crate) const HARD: Terms = Terms { king_attacks: true };
+    /// FFA material at twice its points (issue 21, session 22): at half (`PLAIN`) a capture raised
+    /// the capturer's worth twice as much as it lowered the victim's, so every even trade looked
+    /// like a gain to both traders while the two others were the ones who gained, and a piece left
+    /// to be taken cost half of what taking one earned. On the same 200 games against three mediums
+    /// the weight lifted hard's first places from 26.8% to the figures in docs/bots.md.
+    pub(crate) const HARD: Terms = Terms {
+        king_attacks: true,
+        ffa_material_percent: 200,
+    };
 }
 
 /// King danger per squared attack unit (see [`king_attack_units`]): 4 for one enemy piece on one
@@ -228,10 +240,11 @@ pub(crate) fn evaluate(node: &Node, me: Seat, terms: &Terms) -> i32 {
         Mode::Ffa => {
             let points = node.points();
             let worth = Seat::ALL.map(|s| {
+                let points = 100 * points[s.index()] as i32;
                 if node.is_out(s) {
-                    100 * points[s.index()] as i32
+                    points
                 } else {
-                    100 * points[s.index()] as i32 + material[s.index()] / 2
+                    points + material[s.index()] * terms.ffa_material_percent / 100
                 }
             });
             against_field(worth, me)
@@ -361,6 +374,37 @@ mod tests {
             diff(&Terms::HARD),
             diff(&Terms::PLAIN)
         );
+    }
+
+    /// F.19: in FFA a capture scores for the capturer alone, so an even trade between two seats
+    /// gains nothing on the two others, who kept their pieces. Hard's evaluation says so (it values
+    /// material at twice its points); the plain one, which values material at half its points, sees
+    /// the trade as a gain for Red.
+    #[test]
+    fn f19_an_even_trade_in_ffa_is_a_loss_against_the_two_others_for_hard() {
+        let ffa = |pieces: &[(&str, &str)], points: [u32; 4]| {
+            let kings = [("h1", "rK"), ("a7", "bK"), ("g14", "yK"), ("n8", "gK")];
+            let all: Vec<(&str, &str)> = kings.iter().chain(pieces).copied().collect();
+            let mut setup = Setup::from_pieces(Mode::Ffa, Seat::Red, &all).unwrap();
+            setup.points = points;
+            let options = Options {
+                mode: Mode::Ffa,
+                ..Options::default()
+            };
+            Node::new(&Game::from_setup(options, setup).unwrap())
+        };
+        let others = [("j14", "yN"), ("n10", "gN")];
+        let knights: Vec<(&str, &str)> = [("e1", "rN"), ("a5", "bN")]
+            .into_iter()
+            .chain(others)
+            .collect();
+        let before = ffa(&knights, [0; 4]);
+        let traded = ffa(&others, [3, 3, 0, 0]);
+        let gain = |terms: &Terms| {
+            evaluate(&traded, Seat::Red, terms) - evaluate(&before, Seat::Red, terms)
+        };
+        assert!(gain(&Terms::HARD) < -100, "{}", gain(&Terms::HARD));
+        assert!(gain(&Terms::PLAIN) > 0, "{}", gain(&Terms::PLAIN));
     }
 
     #[test]
