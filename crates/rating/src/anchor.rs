@@ -146,15 +146,15 @@ const MEASURED: [Measured; 9] = [
         40,
         40.0,
     ),
-    // fourkings arena --game fourchess --mode ffa --seats hard,medium,hard,medium --games 20 --seed 13
-    // --verbose (hard 25.0% per seat, medium 25.0%: no measurable gap, hard sits at medium's mu)
+    // fourkings arena --game fourchess --mode ffa --seats hard,medium,medium,medium --games 200
+    // --seed 41 --threads 2 --nodes-only --verbose (hard 57.5% of first places, medium 14.2% per seat)
     measured(
         Pool::FourchessFfa,
         CpuLevel::Hard,
         CpuLevel::Medium,
-        2,
-        20,
-        10.0,
+        1,
+        200,
+        115.0,
     ),
     // fourkings arena --game fourchess --mode ffa --seats medium,easy,medium,easy --games 64 --seed 14
     // (medium 44.1% per seat, easy 5.9%)
