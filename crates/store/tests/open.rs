@@ -109,9 +109,6 @@ fn room_r1() -> store::NewRoom {
     }
 }
 
-/// The action log appends on a connection of its own, with its own page cache: REST reads holding
-/// every pooled connection never make a game wait, and no other connection's writes make it drop
-/// its cache.
 /// A SQLite store with default options in a new temporary folder (removed when the returned guard
 /// drops), holding the room `r1`.
 async fn sqlite_with_r1(file: &str) -> (tempfile::TempDir, store::SqliteStore) {
@@ -125,6 +122,9 @@ async fn sqlite_with_r1(file: &str) -> (tempfile::TempDir, store::SqliteStore) {
     (dir, store)
 }
 
+/// The action log appends on a connection of its own, with its own page cache: REST reads holding
+/// every pooled connection never make a game wait, and no other connection's writes make it drop
+/// its cache.
 #[tokio::test]
 async fn sqlite_appends_on_their_own_connection_even_when_the_pool_is_busy() {
     let dir = tempfile::tempdir().unwrap();

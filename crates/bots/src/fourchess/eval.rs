@@ -240,11 +240,11 @@ pub(crate) fn evaluate(node: &Node, me: Seat, terms: &Terms) -> i32 {
         Mode::Ffa => {
             let points = node.points();
             let worth = Seat::ALL.map(|s| {
-                let points = 100 * points[s.index()] as i32;
+                let scored = 100 * points[s.index()] as i32;
                 if node.is_out(s) {
-                    points
+                    scored
                 } else {
-                    points + material[s.index()] * terms.ffa_material_percent / 100
+                    scored + material[s.index()] * terms.ffa_material_percent / 100
                 }
             });
             against_field(worth, me)
