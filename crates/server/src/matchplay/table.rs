@@ -153,14 +153,24 @@ impl GameResult {
     }
 }
 
-/// A 95% normal-approximation interval half-width for a share `p` over `n` trials.
-pub fn interval(p: f64, n: f64) -> f64 {
-    1.96 * (p * (1.0 - p) / n.max(1.0)).sqrt()
+/// A 95% normal-approximation interval half-width for an engine's score, over the games it sat in
+/// (the spread of its per-game scores): counted over seat-games instead, two partners would be two
+/// trials of one game, and the interval came out √2 too narrow in Teams.
+fn game_interval(l: &Line) -> f64 {
+    let n = (l.games as f64).max(1.0);
+    let mean = l.game_score / n;
+    let variance = (l.game_score_sq / n - mean * mean).max(0.0);
+    1.96 * (variance / n).sqrt()
 }
 
 #[derive(Debug, Default)]
 struct Line {
     seat_games: usize,
+    /// Games the engine sat in, and the sums of its per-game score (the mean over its seats in the
+    /// game) and of its square: partners' results are one game's result, not two trials.
+    games: usize,
+    game_score: f64,
+    game_score_sq: f64,
     score: f64,
     wins: usize,
     draws: usize,
@@ -190,6 +200,19 @@ pub fn render(
         }
     }
     for r in results {
+        let mut in_game: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+        for seat in Seat::ALL {
+            let entry = in_game.entry(&names[r.engines[seat.index()]]).or_default();
+            entry.0 += r.score[seat.index()];
+            entry.1 += 1.0;
+        }
+        for (name, (sum, seats)) in in_game {
+            let line = lines.entry(name).or_default();
+            let s = sum / seats;
+            line.games += 1;
+            line.game_score += s;
+            line.game_score_sq += s * s;
+        }
         for seat in Seat::ALL {
             let line = lines.entry(&names[r.engines[seat.index()]]).or_default();
             let s = r.score[seat.index()];
@@ -226,13 +249,12 @@ pub fn render(
     );
     let _ = writeln!(
         out,
-        "{:<28} {:>5} {:>15} {:>11} {:>8} {:>8} {:>6} {:>8}",
-        "engine", "seats", "score", "W/D/L", "mean ms", "max ms", ">110%", "knps"
+        "{:<28} {:>5} {:>5} {:>15} {:>11} {:>8} {:>8} {:>6} {:>8}",
+        "engine", "seats", "games", "score", "W/D/L", "mean ms", "max ms", ">110%", "knps"
     );
     for name in order {
         let Some(l) = lines.get(name) else { continue };
-        let n = l.seat_games as f64;
-        let share = l.score / n.max(1.0);
+        let share = l.score / (l.seat_games as f64).max(1.0);
         let knps = if l.timed_nodes.is_zero() {
             "-".to_owned()
         } else {
@@ -243,11 +265,12 @@ pub fn render(
         };
         let _ = writeln!(
             out,
-            "{:<28} {:>5} {:>6.1}% ±{:>5.1} {:>11} {:>8.1} {:>8.0} {:>6} {:>8}",
+            "{:<28} {:>5} {:>5} {:>6.1}% ±{:>5.1} {:>11} {:>8.1} {:>8.0} {:>6} {:>8}",
             name,
             l.seat_games,
+            l.games,
             100.0 * share,
-            100.0 * interval(share, n),
+            100.0 * game_interval(l),
             format!("{}/{}/{}", l.wins, l.draws, l.losses),
             l.total.as_secs_f64() * 1000.0 / l.moves.max(1) as f64,
             l.max.as_secs_f64() * 1000.0,

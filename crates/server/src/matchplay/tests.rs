@@ -217,3 +217,29 @@ fn a_king_capture_open_to_the_seat_to_move_is_adjudicated_not_forfeited() {
         "{table}"
     );
 }
+
+/// Teams partners share one game's result: two games, one won and one lost by the pair, are two
+/// trials, not four; the interval is over the games (±69.3 points, not the seat-games' ±49.0).
+#[test]
+fn the_score_interval_counts_games_not_seats() {
+    let a = red_and_randoms("fourkings:random");
+    let names = vec!["pair".to_owned(), "other".to_owned()];
+    let game = |index, score| GameResult {
+        index,
+        engines: [0, 1, 0, 1],
+        score,
+        plies: 10,
+        end: "checkmate".into(),
+        think: Vec::new(),
+        incidents: Vec::new(),
+    };
+    let results = [game(0, [1.0, 0.0, 1.0, 0.0]), game(1, [0.0, 1.0, 0.0, 1.0])];
+    let table = table::render(&a, &names, &results, Duration::from_secs(1));
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("pair "))
+        .expect("the pair's line");
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(&cells[1..5], ["4", "2", "50.0%", "±"], "{table}");
+    assert_eq!(cells[5], "69.3", "{table}");
+}
