@@ -6,6 +6,7 @@ mod engine;
 mod healthcheck;
 mod matchplay;
 mod perft;
+mod spread;
 mod verify;
 
 use std::path::PathBuf;

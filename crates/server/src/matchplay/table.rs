@@ -1,6 +1,7 @@
 //! A match's results: per game (score of each seat, length, how it ended) and the per-engine table.
 
 use super::MatchArgs;
+use crate::spread::PerGame;
 use rules::Seat;
 use rules::fourchess::{EndReason, Game, Mode};
 use std::collections::BTreeMap;
@@ -153,24 +154,11 @@ impl GameResult {
     }
 }
 
-/// A 95% normal-approximation interval half-width for an engine's score, over the games it sat in
-/// (the spread of its per-game scores): counted over seat-games instead, two partners would be two
-/// trials of one game, and the interval came out √2 too narrow in Teams.
-fn game_interval(l: &Line) -> f64 {
-    let n = (l.games as f64).max(1.0);
-    let mean = l.game_score / n;
-    let variance = (l.game_score_sq / n - mean * mean).max(0.0);
-    1.96 * (variance / n).sqrt()
-}
-
 #[derive(Debug, Default)]
 struct Line {
     seat_games: usize,
-    /// Games the engine sat in, and the sums of its per-game score (the mean over its seats in the
-    /// game) and of its square: partners' results are one game's result, not two trials.
-    games: usize,
-    game_score: f64,
-    game_score_sq: f64,
+    /// The engine's score per game it sat in (the mean over its seats in the game), for the ±.
+    per_game: PerGame,
     score: f64,
     wins: usize,
     draws: usize,
@@ -208,10 +196,7 @@ pub fn render(
         }
         for (name, (sum, seats)) in in_game {
             let line = lines.entry(name).or_default();
-            let s = sum / seats;
-            line.games += 1;
-            line.game_score += s;
-            line.game_score_sq += s * s;
+            line.per_game.add(sum / seats);
         }
         for seat in Seat::ALL {
             let line = lines.entry(&names[r.engines[seat.index()]]).or_default();
@@ -268,9 +253,9 @@ pub fn render(
             "{:<28} {:>5} {:>5} {:>6.1}% ±{:>5.1} {:>11} {:>8.1} {:>8.0} {:>6} {:>8}",
             name,
             l.seat_games,
-            l.games,
+            l.per_game.games(),
             100.0 * share,
-            100.0 * game_interval(l),
+            100.0 * l.per_game.interval(),
             format!("{}/{}/{}", l.wins, l.draws, l.losses),
             l.total.as_secs_f64() * 1000.0 / l.moves.max(1) as f64,
             l.max.as_secs_f64() * 1000.0,
