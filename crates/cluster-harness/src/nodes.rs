@@ -102,6 +102,12 @@ impl Node {
                 self.env.lease_ttl_ms.to_string(),
             )
             .env("FOURKINGS_CLUSTER__RENEW_MS", self.env.renew_ms.to_string())
+            // Shorter than the lease, as the configuration requires: a node the harness stops
+            // (SIGSTOP) inside a transaction releases its row locks before its lease runs out.
+            .env(
+                "FOURKINGS_DATABASE__PG_IDLE_IN_TRANSACTION_MS",
+                (self.env.lease_ttl_ms * 2 / 3).max(1).to_string(),
+            )
             // Pings every 500 ms let a client tell a paused or cut-off node from a quiet room.
             .env("FOURKINGS_TIMERS__PING_INTERVAL_MS", "500")
             // Humans keep their seats through every failover (no CPU takeover noise in the log).

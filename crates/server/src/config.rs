@@ -95,6 +95,8 @@ pub struct DatabaseSection {
     /// per wait); 0 never waits.
     pub commit_delay_us: u64,
     pub connect_timeout_ms: u64,
+    /// PostgreSQL only: a session idle inside a transaction this long is ended (its locks released).
+    pub pg_idle_in_transaction_ms: u64,
     /// SQLite only: `full` (fsync every commit) or `normal` (fsync at checkpoints).
     pub sqlite_synchronous: store::SqliteSync,
     /// SQLite only: page cache of the action log's own connection, KiB.
@@ -302,6 +304,7 @@ impl Config {
             max_connections: self.database.max_connections,
             pool_idle: Duration::from_millis(self.database.pool_idle_ms),
             acquire_timeout: Duration::from_millis(self.database.connect_timeout_ms),
+            pg_idle_in_transaction: Duration::from_millis(self.database.pg_idle_in_transaction_ms),
             sqlite_sync: self.database.sqlite_synchronous,
             sqlite_log_cache_kib: self.database.sqlite_log_cache_kib,
             sqlite_checkpoint: store::checkpoint::CheckpointPolicy {

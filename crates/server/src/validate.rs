@@ -172,6 +172,11 @@ impl Config {
         // 0 would not mean "never": the pool looks for idle connections once per idle time, so it
         // would spin.
         positive("database.pool_idle_ms", self.database.pool_idle_ms);
+        // 0 is PostgreSQL's "never", which would let a frozen server hold its row locks for ever.
+        positive(
+            "database.pg_idle_in_transaction_ms",
+            self.database.pg_idle_in_transaction_ms,
+        );
 
         if s.listen.parse::<SocketAddr>().is_err() {
             problems.push(format!(
@@ -274,6 +279,13 @@ impl Config {
                 c.renew_ms, c.lease_ttl_ms
             ));
         }
+        let idle_in_transaction = self.database.pg_idle_in_transaction_ms;
+        if c.lease_ttl_ms > 0 && idle_in_transaction >= c.lease_ttl_ms {
+            problems.push(format!(
+                "database.pg_idle_in_transaction_ms ({idle_in_transaction}) must be shorter than cluster.lease_ttl_ms ({}), or a frozen node's row locks outlive its lease and hold up the node taking its rooms over",
+                c.lease_ttl_ms
+            ));
+        }
         problems
     }
 }
@@ -335,11 +347,13 @@ mod tests {
         let mut config = Config::defaults();
         config.cluster.enabled = true;
         config.cluster.renew_ms = config.cluster.lease_ttl_ms;
+        config.database.pg_idle_in_transaction_ms = config.cluster.lease_ttl_ms;
         let problems = config.validate().expect_err("invalid").problems;
         let expect = [
             "cluster.enabled needs a PostgreSQL database.url",
             "cluster.enabled needs cluster.public_url",
             "cluster.renew_ms (6000) must be shorter than cluster.lease_ttl_ms (6000)",
+            "database.pg_idle_in_transaction_ms (6000) must be shorter than cluster.lease_ttl_ms (6000)",
         ];
         assert_eq!(problems.len(), expect.len(), "{problems:#?}");
         for (problem, start) in problems.iter().zip(expect) {
@@ -348,6 +362,7 @@ mod tests {
         config.database.url = "postgres://db/fourkings".into();
         config.cluster.public_url = "ws://10.0.0.2:8080".into();
         config.cluster.renew_ms = 2000;
+        config.database.pg_idle_in_transaction_ms = 5000;
         let problems = config.validate().expect_err("invalid").problems;
         assert_eq!(problems.len(), 1, "{problems:#?}");
         assert!(problems[0].starts_with("cluster.public_url = \"ws://"));

@@ -52,6 +52,11 @@ fn node_with(db: &TestDb, (ttl, renew): (u64, u64), extra: &[(&str, String)]) ->
         ("FOURKINGS_CLUSTER__PUBLIC_URL", "http://127.0.0.1:0".into()),
         ("FOURKINGS_CLUSTER__LEASE_TTL_MS", ttl.to_string()),
         ("FOURKINGS_CLUSTER__RENEW_MS", renew.to_string()),
+        // Shorter than the lease, as the configuration requires.
+        (
+            "FOURKINGS_DATABASE__PG_IDLE_IN_TRANSACTION_MS",
+            (ttl * 2 / 3).to_string(),
+        ),
         ("FOURKINGS_BOTS__EASY_MS", "2".into()),
         ("FOURKINGS_BOTS__MEDIUM_MS", "2".into()),
     ];

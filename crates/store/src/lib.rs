@@ -70,6 +70,11 @@ pub struct OpenOptions {
     pub pool_idle: Duration,
     /// How long to wait for a connection before failing (a short one makes an outage visible fast).
     pub acquire_timeout: Duration,
+    /// PostgreSQL only: a session left idle inside a transaction this long is ended by the server,
+    /// which rolls it back and releases its row locks. A process frozen between two statements of a
+    /// transaction (SIGSTOP, a paused VM) would otherwise hold its rooms' rows locked for as long as
+    /// it stays frozen, and whoever takes its rooms over in cluster mode would wait on them.
+    pub pg_idle_in_transaction: Duration,
     /// SQLite only: when a commit reaches the disk (PostgreSQL has its own `synchronous_commit`).
     pub sqlite_sync: SqliteSync,
     /// SQLite only: the page cache of the writing connection (every write goes through it), in KiB.
@@ -97,6 +102,7 @@ impl Default for OpenOptions {
             // Generous: a loaded machine can take seconds to open a connection. The log writer has
             // its own, shorter write timeout to notice outages.
             acquire_timeout: Duration::from_secs(10),
+            pg_idle_in_transaction: Duration::from_secs(5),
             sqlite_sync: SqliteSync::Full,
             sqlite_log_cache_kib: 16 * 1024,
             sqlite_checkpoint: checkpoint::CheckpointPolicy::default(),

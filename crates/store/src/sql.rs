@@ -153,7 +153,9 @@ pub struct PgStore {
 impl PgStore {
     /// Connects to and migrates a PostgreSQL database.
     pub async fn open(url: &str, options: &OpenOptions) -> Result<PgStore, StoreError> {
-        let connect = PgConnectOptions::from_str(url)?;
+        let idle_in_transaction = format!("{}ms", options.pg_idle_in_transaction.as_millis());
+        let connect = PgConnectOptions::from_str(url)?
+            .options([("idle_in_transaction_session_timeout", idle_in_transaction)]);
         let pool = PgPoolOptions::new()
             .max_connections(options.max_connections.max(1))
             .idle_timeout(options.pool_idle)

@@ -212,6 +212,43 @@ async fn a_paused_owner_is_fenced_after_failover_and_the_log_has_no_fork() {
     db.cleanup().await;
 }
 
+/// A node frozen (SIGSTOP, a paused VM) between two statements of a group commit keeps its rooms'
+/// rows locked. PostgreSQL ends such a session after `pg_idle_in_transaction`, so the node taking the
+/// room over when the frozen node's lease has run out claims it instead of waiting for as long as the
+/// frozen node sleeps (a cluster test once hung there for 10 s).
+#[tokio::test]
+async fn a_node_frozen_inside_a_transaction_does_not_hold_its_rooms_locked() {
+    let Some((db, _store, cluster)) = setup(&["r1"], SHORT).await else {
+        return;
+    };
+    let options = OpenOptions {
+        pg_idle_in_transaction: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let frozen_node = store::PgStore::open(db.url(), &options).await.unwrap();
+    let a = cluster.register_node("http://a").await.unwrap();
+    let (fence, _) = claimed(cluster.claim_room(&a, "r1").await.unwrap());
+    // Node a's commit, stopped after its fenced update of the room's row: the row stays locked.
+    let mut tx = frozen_node.pool().begin().await.unwrap();
+    sqlx::query("UPDATE rooms SET last_seq = 1 WHERE id = $1 AND owner_epoch = $2")
+        .bind("r1")
+        .bind(fence.epoch)
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    // Past a's lease, node b claims the room, within a bound that a lock held for ever would break.
+    tokio::time::sleep(SHORT.ttl + Duration::from_millis(100)).await;
+    let b = cluster.register_node("http://b").await.unwrap();
+    let claim = tokio::time::timeout(Duration::from_secs(5), cluster.claim_room(&b, "r1"))
+        .await
+        .expect("the frozen transaction's lock was released");
+    let (fence_b, last) = claimed(claim.unwrap());
+    // Epoch 2, and the frozen update was rolled back, never committed.
+    assert_eq!((fence_b.epoch, last), (2, 0));
+    assert!(tx.commit().await.is_err(), "the frozen session was ended");
+    db.cleanup().await;
+}
+
 #[tokio::test]
 async fn racing_claims_have_exactly_one_winner_per_epoch() {
     let Some((db, _store, cluster)) = setup(&["r1"], LeaseConfig::default()).await else {
