@@ -23,7 +23,6 @@ fn depths(level: Level) -> Depths {
             quiescence: 2,
             table_bits: 12,
             pruning: false,
-            quiet_checks: false,
             terms: Terms::PLAIN,
         },
         Level::Medium => Depths {
@@ -31,7 +30,6 @@ fn depths(level: Level) -> Depths {
             quiescence: 4,
             table_bits: 16,
             pruning: false,
-            quiet_checks: false,
             terms: Terms::PLAIN,
         },
         _ => Depths {
@@ -39,7 +37,6 @@ fn depths(level: Level) -> Depths {
             quiescence: 6,
             table_bits: 18,
             pruning: true,
-            quiet_checks: true,
             terms: Terms::HARD,
         },
     }
