@@ -23,6 +23,7 @@ fn depths(level: Level) -> Depths {
             quiescence: 2,
             table_bits: 12,
             pruning: false,
+            quiet_checks: false,
             terms: Terms::PLAIN,
         },
         Level::Medium => Depths {
@@ -30,6 +31,7 @@ fn depths(level: Level) -> Depths {
             quiescence: 4,
             table_bits: 16,
             pruning: false,
+            quiet_checks: false,
             terms: Terms::PLAIN,
         },
         _ => Depths {
@@ -37,6 +39,7 @@ fn depths(level: Level) -> Depths {
             quiescence: 6,
             table_bits: 18,
             pruning: true,
+            quiet_checks: true,
             terms: Terms::HARD,
         },
     }

@@ -89,6 +89,9 @@ pub(crate) struct Depths {
     /// Principal-variation search with late-move reductions, null-move pruning and check extensions
     /// (see [`Searcher::search`]); off, a plain alpha-beta searches every move to full depth.
     pub pruning: bool,
+    /// Teams: quiet moves that check the seat moving next are searched at the first quiescence ply
+    /// (see [`Searcher::quiesce`]).
+    pub quiet_checks: bool,
     /// What the evaluation looks at ([`Terms::PLAIN`] below hard).
     pub terms: Terms,
 }
@@ -485,10 +488,28 @@ impl<'m, 'c> Searcher<'m, 'c> {
                 beta = beta.min(stand);
             }
         }
+        // Quiet checks of the seat moving next, at the first quiescence ply: most of hard's losses to
+        // 4pchess are mates whose mating move is a quiet check just past the horizon (docs/bots.md,
+        // session 24). The checked seat must then answer (it searches every reply), so a mate or a
+        // fork one ply beyond the search is seen.
+        let next = mover.next();
+        let check_target = (self.depths.quiet_checks
+            && self.mode == Mode::Teams
+            && !checked
+            && left == self.depths.quiescence)
+            .then(|| node.position().king(next))
+            .flatten();
         // No killers in quiescence (their slot is past the deepest ply).
-        let count = self.generate(node, ply, None, !checked, MAX_PLY - 1);
+        let tactical_only = !checked && check_target.is_none();
+        let count = self.generate(node, ply, None, tactical_only, MAX_PLY - 1);
         for i in 0..count {
             let (_, m) = self.next_entry(ply, i);
+            if let Some(king) = check_target
+                && !is_tactical(node, m)
+                && !checks_directly(node, m, next, king)
+            {
+                continue;
+            }
             let child = self.play(node, m, ply)?;
             let v = self.quiesce(&child, ply + 1, alpha, beta, left - 1)?;
             if maximising {
@@ -532,13 +553,8 @@ impl<'m, 'c> Searcher<'m, 'c> {
         generated.clear();
         node.legal_moves(&mut generated);
         list.clear();
-        let pos = node.position();
         for &m in &generated {
-            if tactical
-                && m.promotion().is_none()
-                && !m.is_en_passant()
-                && pos.piece_at(m.to()).is_none()
-            {
+            if tactical && !is_tactical(node, m) {
                 continue;
             }
             list.push((self.score(node, m, hint, killer_ply), m));
@@ -604,6 +620,31 @@ impl<'m, 'c> Searcher<'m, 'c> {
     }
 }
 
+/// A capture, an en passant or a promotion: what quiescence searches.
+fn is_tactical(node: &Node, m: Move) -> bool {
+    m.promotion().is_some() || m.is_en_passant() || node.position().piece_at(m.to()).is_some()
+}
+
+/// Whether `m` checks `seat`, whose king stands on `king`, with the piece it moves: only a piece landing
+/// on one of the king's lines or a knight's jump from it can (discovered checks are left out, and pawns,
+/// which check only from beside the king), and that is confirmed by playing the move on a copy.
+fn checks_directly(node: &Node, m: Move, seat: Seat, king: Square) -> bool {
+    let df = m.to().file().abs_diff(king.file());
+    let dr = m.to().rank().abs_diff(king.rank());
+    let reaches = match node.position().piece_at(m.from()).map(|p| p.kind) {
+        Some(Kind::Knight) => df.min(dr) == 1 && df.max(dr) == 2,
+        Some(Kind::Bishop) => df == dr,
+        Some(Kind::Rook) => df == 0 || dr == 0,
+        Some(Kind::Queen | Kind::OnePointQueen) => df == dr || df == 0 || dr == 0,
+        _ => false,
+    };
+    reaches && {
+        let mut after = node.clone();
+        after.play(m);
+        after.in_check(seat)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,6 +675,7 @@ mod tests {
             quiescence: 4,
             table_bits: 10,
             pruning: false,
+            quiet_checks: false,
             terms: Terms::PLAIN,
         };
         let mut searcher = Searcher::new(&node, Seat::Red, &mut meter, depths);
@@ -643,6 +685,48 @@ mod tests {
             "quiescence {v}, static {stand}: the fork is missed"
         );
     }
+    /// Hard, Teams: a quiet check at the first quiescence ply is searched, so a mate one move past
+    /// the horizon is seen (issue 21: most of hard's losses to 4pchess are mates by a quiet check).
+    /// Blue's king stands behind its own pawns on the a-file; Red's rook mates it from a9.
+    #[test]
+    fn quiescence_sees_a_mate_by_a_quiet_check() {
+        let pieces = [
+            ("h1", "rK"),
+            ("e9", "rR"),
+            ("a7", "bK"),
+            ("b6", "bP"),
+            ("b7", "bP"),
+            ("b8", "bP"),
+            ("g14", "yK"),
+            ("n8", "gK"),
+        ];
+        let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
+        let node = Node::new(&Game::from_setup(Options::default(), setup).unwrap());
+        let value = |quiet_checks: bool| {
+            let mut meter = Meter::new(Budget::nodes(100_000), &NoClock);
+            let depths = Depths {
+                max_depth: 1,
+                quiescence: 4,
+                table_bits: 10,
+                pruning: true,
+                quiet_checks,
+                terms: Terms::HARD,
+            };
+            let mut searcher = Searcher::new(&node, Seat::Red, &mut meter, depths);
+            searcher.quiesce(&node, 0, -WIN - 1, WIN + 1, 4).unwrap()
+        };
+        assert!(
+            value(true) >= WIN / 2,
+            "the mate is missed: {}",
+            value(true)
+        );
+        assert!(
+            value(false) < WIN / 2,
+            "without quiet checks: {}",
+            value(false)
+        );
+    }
+
     /// The hard level's pruning (PVS, late-move reductions, null move) must buy depth: on the same
     /// node budget from the start position and from a middlegame, the pruned search completes more
     /// iterations than plain alpha-beta, and still plays a legal move it values near the plain one.
@@ -670,6 +754,7 @@ mod tests {
                     quiescence: 6,
                     table_bits: 16,
                     pruning,
+                    quiet_checks: false,
                     terms: Terms::PLAIN,
                 };
                 let mut searcher = Searcher::new(&node, seat, &mut meter, depths);
