@@ -652,6 +652,27 @@ mod tests {
     use crate::budget::Budget;
     use rules::fourchess::{Game, Options, Setup};
 
+    /// A Teams position of these pieces (square, code), Red to move.
+    fn teams_red_to_move(pieces: &[(&str, &str)]) -> Node {
+        let setup = Setup::from_pieces(Mode::Teams, Seat::Red, pieces).unwrap();
+        Node::new(&Game::from_setup(Options::default(), setup).unwrap())
+    }
+
+    /// Red's value of `node` by quiescence alone (four plies, the whole window).
+    fn root_quiescence(node: &Node, terms: Terms, pruning: bool, quiet_checks: bool) -> i32 {
+        let mut meter = Meter::new(Budget::nodes(100_000), &NoClock);
+        let depths = Depths {
+            max_depth: 1,
+            quiescence: 4,
+            table_bits: 10,
+            pruning,
+            quiet_checks,
+            terms,
+        };
+        let mut searcher = Searcher::new(node, Seat::Red, &mut meter, depths);
+        searcher.quiesce(node, 0, -WIN - 1, WIN + 1, 4).unwrap()
+    }
+
     /// Issue 22, cause 2: a side in check at the quiescence frontier stood pat as if it had a free
     /// move. Here Red is in check from Blue's knight on f2, which also attacks Red's queen on d1; Red's
     /// king must step away and Blue then takes the queen. Standing pat called the position even.
@@ -665,26 +686,16 @@ mod tests {
             ("g14", "yK"),
             ("n8", "gK"),
         ];
-        let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
-        let node = Node::new(&Game::from_setup(Options::default(), setup).unwrap());
+        let node = teams_red_to_move(&pieces);
         assert!(node.in_check(Seat::Red));
         let stand = evaluate(&node, Seat::Red, &Terms::PLAIN);
-        let mut meter = Meter::new(Budget::nodes(100_000), &NoClock);
-        let depths = Depths {
-            max_depth: 1,
-            quiescence: 4,
-            table_bits: 10,
-            pruning: false,
-            quiet_checks: false,
-            terms: Terms::PLAIN,
-        };
-        let mut searcher = Searcher::new(&node, Seat::Red, &mut meter, depths);
-        let v = searcher.quiesce(&node, 0, -WIN - 1, WIN + 1, 4).unwrap();
+        let v = root_quiescence(&node, Terms::PLAIN, false, false);
         assert!(
             v < stand - 500,
             "quiescence {v}, static {stand}: the fork is missed"
         );
     }
+
     /// Hard, Teams: a quiet check at the first quiescence ply is searched, so a mate one move past
     /// the horizon is seen (issue 21: most of hard's losses to 4pchess are mates by a quiet check).
     /// Blue's king stands behind its own pawns on the a-file; Red's rook mates it from a9.
@@ -700,21 +711,8 @@ mod tests {
             ("g14", "yK"),
             ("n8", "gK"),
         ];
-        let setup = Setup::from_pieces(Mode::Teams, Seat::Red, &pieces).unwrap();
-        let node = Node::new(&Game::from_setup(Options::default(), setup).unwrap());
-        let value = |quiet_checks: bool| {
-            let mut meter = Meter::new(Budget::nodes(100_000), &NoClock);
-            let depths = Depths {
-                max_depth: 1,
-                quiescence: 4,
-                table_bits: 10,
-                pruning: true,
-                quiet_checks,
-                terms: Terms::HARD,
-            };
-            let mut searcher = Searcher::new(&node, Seat::Red, &mut meter, depths);
-            searcher.quiesce(&node, 0, -WIN - 1, WIN + 1, 4).unwrap()
-        };
+        let node = teams_red_to_move(&pieces);
+        let value = |quiet_checks: bool| root_quiescence(&node, Terms::HARD, true, quiet_checks);
         assert!(
             value(true) >= WIN / 2,
             "the mate is missed: {}",
