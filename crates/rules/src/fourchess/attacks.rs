@@ -9,7 +9,7 @@ use super::geometry::{
     ALL_DIRS, DIAG, KNIGHT as KNIGHT_JUMPS, ORTHO, is_board_square, pawn_captures, step,
 };
 use super::piece::{
-    EMPTY, KING, KNIGHT, PAWN, kind_of, owner_of, slides_diagonally, slides_orthogonally,
+    EMPTY, KING, KNIGHT, Kind, PAWN, kind_of, owner_of, slides_diagonally, slides_orthogonally,
 };
 use super::position::Position;
 
@@ -301,6 +301,23 @@ impl KingSafety {
             t = step(t, d);
         }
     }
+}
+
+/// Calls `found(seat, kind)` for each piece of `seats` attacking `sq` (F.9): the bots' threat terms
+/// ask which seat attacks a piece, and with what.
+pub fn for_each_attacker_of(
+    pos: &Position,
+    sq: Square,
+    seats: &[Seat],
+    mut found: impl FnMut(Seat, Kind),
+) {
+    let owners = seats.iter().fold(0u32, |mask, s| mask | 1 << s.index());
+    for_each_attacker(&pos.board, sq.0, owners, |_, piece| {
+        found(
+            Seat::from_index(owner_of(piece) as usize),
+            Kind::from_code(piece),
+        );
+    });
 }
 
 /// How many pieces of each of `seats` attack `sq` (F.9), at most two per seat: the question of the
