@@ -6,7 +6,7 @@
 //! (what it can still lose, and what it captures with); the value is one's worth against the field.
 
 use rules::Seat;
-use rules::fourchess::{EndReason, Kind, Mode, Node, Owner, Position, Square, attack_counts};
+use rules::fourchess::{EndReason, Kind, Mode, Node, Owner, Position, Square};
 
 /// Large enough to dominate every material count, small enough for mate-distance arithmetic.
 pub const WIN: i32 = 1_000_000;
@@ -34,7 +34,15 @@ fn pawn_steps(seat: Seat, sq: Square) -> i32 {
     }
 }
 
-/// One step towards `seat`'s opponents' side (its pawns' direction) from (file, rank).
+/// The square at (file, rank), if it is on the board.
+pub(super) fn square_at(file: i32, rank: i32) -> Option<Square> {
+    u8::try_from(file)
+        .ok()
+        .zip(u8::try_from(rank).ok())
+        .and_then(|(file, rank)| Square::new(file, rank))
+}
+
+/// `steps` towards `seat`'s opponents' side (its pawns' direction) from (file, rank).
 fn forward(seat: Seat, file: i32, rank: i32, steps: i32) -> (i32, i32) {
     match seat {
         Seat::Red => (file, rank + steps),
@@ -49,36 +57,28 @@ const SHIELD: i32 = 30;
 /// Per enemy queen near a king, by closeness (Chebyshev distance 1..=4).
 const QUEEN_NEAR_KING: [i32; 4] = [90, 70, 45, 20];
 
-/// King safety, a penalty in centipawns for `seat`'s king on `king`: the pawn shield in front of it
-/// (the three squares ahead, by the direction its pawns move); enemy queens close to it are
-/// [`queen_near`], counted where the queens are found. Without king safety the search pushed the pawns in front of its own king for their advance bonus, and the opponents'
-/// queens came in (issue 22: 78 of 93 Teams games lost by mate in the opening).
-fn king_shield(pos: &Position, seat: Seat, king: Square) -> i32 {
+/// The pawn shield of `seat`'s king on `king`, of the three squares ahead of it (by the direction its
+/// pawns move): [no pawn on the square or the one beyond it, a pawn one square further on]. Without
+/// king safety the search pushed the pawns in front of its own king for their advance bonus, and the
+/// opponents' queens came in (issue 22: 78 of 93 Teams games lost by mate in the opening).
+pub(super) fn shield_gaps(pos: &Position, seat: Seat, king: Square) -> [i32; 2] {
     let (f, r) = (king.file() as i32, king.rank() as i32);
     let own_pawn = |(file, rank): (i32, i32)| {
-        u8::try_from(file)
-            .ok()
-            .zip(u8::try_from(rank).ok())
-            .and_then(|(file, rank)| Square::new(file, rank))
+        square_at(file, rank)
             .and_then(|sq| pos.piece_at(sq))
             .is_some_and(|p| p.kind == Kind::Pawn && p.owner == Owner::Seat(seat))
     };
-    let mut danger = 0;
+    let mut gaps = [0; 2];
     for side in -1..=1 {
         let (sf, sr) = match seat {
             Seat::Red | Seat::Yellow => (f + side, r),
             Seat::Blue | Seat::Green => (f, r + side),
         };
-        if own_pawn(forward(seat, sf, sr, 1)) {
-            continue;
+        if !own_pawn(forward(seat, sf, sr, 1)) {
+            gaps[usize::from(own_pawn(forward(seat, sf, sr, 2)))] += 1;
         }
-        danger += if own_pawn(forward(seat, sf, sr, 2)) {
-            SHIELD / 2
-        } else {
-            SHIELD
-        };
     }
-    danger
+    gaps
 }
 
 /// The danger an enemy queen on `queen` brings to a king on `king`.
@@ -104,8 +104,8 @@ fn centrality(sq: Square) -> i32 {
 /// them. Easy's and medium's rating anchors were measured with [`Terms::PLAIN`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Terms {
-    /// Teams: enemy attacks around each king ([`king_attack_units`]).
-    pub king_attacks: bool,
+    /// Teams: the fitted evaluation ([`super::fitted`]) instead of the hand-set one.
+    pub fitted: bool,
     /// FFA: a live seat's worth is 100 × its points plus this percentage of its material (in
     /// centipawns, 100 to a pawn, the pawn's one point).
     pub ffa_material_percent: i32,
@@ -113,7 +113,7 @@ pub(crate) struct Terms {
 
 impl Terms {
     pub(crate) const PLAIN: Terms = Terms {
-        king_attacks: false,
+        fitted: false,
         ffa_material_percent: 50,
     };
     /// FFA material at twice its points (issue 21, session 22): at half (`PLAIN`) a capture raised
@@ -122,55 +122,14 @@ impl Terms {
     /// to be taken cost half of what taking one earned. On the same 200 games against three mediums
     /// the weight lifted hard's first places from 26.8% to the figures in docs/bots.md.
     pub(crate) const HARD: Terms = Terms {
-        king_attacks: true,
+        fitted: true,
         ffa_material_percent: 200,
     };
 }
 
-/// King danger per squared attack unit (see [`king_attack_units`]): 4 for one enemy piece on one
-/// square by the king, 324 for the two enemy seats on three squares each; squared because attacks
-/// from both enemy seats, which move one after the other, are what mates (issue 21: most of hard's
-/// losses to 4pchess are mates).
-const KING_ATTACK_UNIT: i32 = 4;
-/// At most a rook's worth: uncapped, an exposed king was worth more than the queen exposing it, and
-/// hard gave its queen for a pawn with check (the tactics suite's issue-22 position, where the checked
-/// king takes the queen and stands in the open).
-const KING_ATTACK_CAP: i32 = 500;
-
-/// Enemy attacks on the king's square and the squares around it: one unit per square and enemy seat
-/// (two if that seat attacks it twice), half as much again when both enemy seats take part. Asked
-/// square by square from the king's surroundings outwards (`attack_counts`): with a whole-board
-/// attack map per evaluated node, the same searches took 1.29–1.33× as long (docs/bots.md).
-fn king_attack_units(pos: &Position, seat: Seat, king: Square) -> i32 {
-    let enemies = [seat.next(), seat.next().opposite()];
-    let (f, r) = (king.file() as i32, king.rank() as i32);
-    let mut per_enemy = [0i32; 2];
-    for df in -1..=1 {
-        for dr in -1..=1 {
-            let Some(sq) = u8::try_from(f + df)
-                .ok()
-                .zip(u8::try_from(r + dr).ok())
-                .and_then(|(file, rank)| Square::new(file, rank))
-            else {
-                continue;
-            };
-            let counts = attack_counts(pos, sq, &enemies);
-            for (n, enemy) in per_enemy.iter_mut().zip(enemies) {
-                *n += i32::from(counts[enemy.index()]);
-            }
-        }
-    }
-    let units: i32 = per_enemy.iter().sum();
-    if per_enemy.iter().all(|&n| n > 0) {
-        units + units / 2
-    } else {
-        units
-    }
-}
-
 /// Placement and material of every seat's live pieces, in centipawns, less each live king's danger
 /// (its pawn shield and the enemy queens near it).
-fn seat_material(node: &Node, terms: &Terms) -> [i32; 4] {
+fn seat_material(node: &Node) -> [i32; 4] {
     let pos = node.position();
     let mode = pos.mode();
     // Pawns promote on rank 11 in Teams (10 steps), at the middle in FFA (6 steps).
@@ -209,15 +168,8 @@ fn seat_material(node: &Node, terms: &Terms) -> [i32; 4] {
     }
     for seat in Seat::ALL {
         if let Some(king) = kings[seat.index()] {
-            sum[seat.index()] -= king_shield(pos, seat, king);
-        }
-    }
-    if terms.king_attacks && mode == Mode::Teams {
-        for (i, king) in kings.iter().enumerate() {
-            if let Some(king) = king {
-                let units = king_attack_units(pos, Seat::from_index(i), *king);
-                sum[i] -= (KING_ATTACK_UNIT * units * units).min(KING_ATTACK_CAP);
-            }
+            let [missing, pushed] = shield_gaps(pos, seat, king);
+            sum[seat.index()] -= SHIELD * missing + SHIELD / 2 * pushed;
         }
     }
     sum
@@ -230,7 +182,16 @@ pub(crate) fn evaluate(node: &Node, me: Seat, terms: &Terms) -> i32 {
     if let Some(end) = node.end() {
         return terminal(node, end, me);
     }
-    let material = seat_material(node, terms);
+    if terms.fitted && node.mode() == Mode::Teams {
+        let live = Seat::ALL.map(|s| !node.is_out(s));
+        let red_yellow = super::fitted::value(node.position(), live);
+        return if me.index() % 2 == 0 {
+            red_yellow
+        } else {
+            -red_yellow
+        };
+    }
+    let material = seat_material(node);
     match node.mode() {
         Mode::Teams => {
             let mine = material[me.index()] + material[me.opposite().index()];
@@ -407,6 +368,24 @@ mod tests {
         assert!(gain(&Terms::PLAIN) > 0, "{}", gain(&Terms::PLAIN));
     }
 
+    /// Hard's fitted Teams evaluation: Red to move, a Red knight that Blue, moving next, can take with
+    /// a pawn costs Red's team, against the same knight on a square of the same placement class (the
+    /// hand-set evaluation had no such term: quiescence settles the mover's captures only).
+    #[test]
+    fn a_piece_the_next_seat_can_take_costs_its_team() {
+        let attacked = teams(Seat::Red, &[("e7", "bP"), ("f8", "rN")]);
+        let safe = teams(Seat::Red, &[("e7", "bP"), ("i8", "rN")]);
+        let hard = |node: &Node| evaluate(node, Seat::Red, &Terms::HARD);
+        assert!(
+            hard(&attacked) < hard(&safe) - 50,
+            "{} vs {}",
+            hard(&attacked),
+            hard(&safe)
+        );
+    }
+
+    /// The start position is level for every seat, but for the side to move's tempo in hard's fitted
+    /// Teams evaluation (Red and Yellow's, with Red to move).
     #[test]
     fn start_position_is_balanced() {
         for mode in [Mode::Teams, Mode::Ffa] {
@@ -416,8 +395,14 @@ mod tests {
             };
             let node = Node::new(&Game::new(options, Seat::Red).unwrap());
             for seat in Seat::ALL {
-                for terms in [Terms::PLAIN, Terms::HARD] {
-                    assert_eq!(evaluate(&node, seat, &terms), 0, "{mode:?} {seat:?}");
+                assert_eq!(evaluate(&node, seat, &Terms::PLAIN), 0, "{mode:?} {seat:?}");
+            }
+            let hard = Seat::ALL.map(|seat| evaluate(&node, seat, &Terms::HARD));
+            match mode {
+                Mode::Ffa => assert_eq!(hard, [0; 4]),
+                Mode::Teams => {
+                    assert!((0..=100).contains(&hard[0]), "{hard:?}");
+                    assert_eq!(hard, [hard[0], -hard[0], hard[0], -hard[0]]);
                 }
             }
         }

@@ -3,6 +3,7 @@
 //! team (the partner's king is as precious as its own); FFA plays for points against the field.
 
 mod eval;
+pub mod fitted;
 mod search;
 
 pub use eval::WIN;
