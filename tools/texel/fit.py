@@ -2,7 +2,11 @@
 # Fit hard's Teams evaluation terms to 4pchess scores: minimise mean (s(Xw/K) - s(y/K))^2 + l2 |w - w0|^2.
 import numpy as np, sys
 K = float(sys.argv[2]) if len(sys.argv) > 2 else 400.0
-d = np.vstack([np.loadtxt(f, delimiter=",") for f in sys.argv[1].split("+")])
+# Each file's last fifth is held out: the rows come game by game, so a game's positions (which are
+# alike) fall on one side of the split, not on both.
+parts = [np.loadtxt(f, delimiter=",", ndmin=2) for f in sys.argv[1].split("+")]
+held = np.concatenate([np.arange(len(p)) >= len(p) - len(p) // 5 for p in parts])
+d = np.vstack(parts)
 y, X = d[:, 0], d[:, 1:]
 # 4pchess prints its score from the mover's team's view (checked: against material, r = +0.87 with
 # Red-Yellow to move, -0.91 with Blue-Green to move): turn it to Red-Yellow's.
@@ -28,8 +32,7 @@ w0[S + 8] = 0
 sig = lambda v: 1 / (1 + np.exp(-v / K))
 t = sig(y)
 def loss(w): return np.mean((sig(X @ w) - t) ** 2)
-rng = np.random.default_rng(1)
-idx = rng.permutation(n); test, train = idx[: n // 5], idx[n // 5:]
+test, train = np.flatnonzero(held), np.flatnonzero(~held)
 Xt, tt = X[train], t[train]
 def fit(l2, steps=4000, lr=2.0):
     w = w0.copy(); mo = np.zeros(m); ve = np.zeros(m)
@@ -58,4 +61,4 @@ names = "P N B R Q K".split()
 for k in range(6):
     print(names[k], "adv", " ".join(f"{v:.0f}" for v in w[k*21:k*21+14]), "| lat", " ".join(f"{v:.0f}" for v in w[k*21+14:k*21+21]))
 print("shield", w[S:S+2].round(0), "queen near", w[S+2:S+6].round(0), "attack u,u2", w[S+6:S+8].round(2), "tempo", w[S+8].round(0))
-print("threats by turn order after the mover 1..3: count", w[S+9:S+12].round(0), "value/half-pawn", w[S+12:S+15].round(1))
+print("threats by turn order from the mover 0..3: count", w[S+9:S+13].round(0), "value/half-pawn (the mover: its largest)", w[S+13:S+17].round(1))

@@ -21,13 +21,13 @@ pub(crate) const QUEEN_NEAR: usize = SHIELD + 2;
 pub(crate) const KING_ATTACK: usize = QUEEN_NEAR + 4;
 /// The side to move.
 pub(crate) const TEMPO: usize = KING_ATTACK + 2;
-/// Pieces an enemy seat attacks with a cheaper piece or that their team leaves undefended, by that
-/// seat's turn order after the mover (1 the next seat .. 3): how many, then their values in half
-/// pawns. Quiescence settles the mover's own captures (counted here too, the static value would pay
-/// for captures that standing pat declines: hard then gave its queen for a pawn with check in the
-/// issue-22 trap of the tactics suite); the other seats' are still to come.
+/// Pieces a seat attacks with a cheaper piece or that their team leaves undefended, by that seat's
+/// turn order from the mover (0 the mover .. 3): how many, then their values in half pawns. For the
+/// mover only the largest counts: one move takes one piece, and the sum paid for captures that
+/// quiescence's stand-pat declines (hard then gave its queen for a pawn with check in the issue-22
+/// trap of the tactics suite).
 pub(crate) const THREATS: usize = TEMPO + 1;
-pub const TERMS: usize = THREATS + 6;
+pub const TERMS: usize = THREATS + 8;
 
 /// Red and Yellow count for, Blue and Green against.
 fn sign(seat: Seat) -> i32 {
@@ -74,6 +74,7 @@ fn relative(seat: Seat, sq: Square) -> (usize, usize) {
 pub fn visit(pos: &Position, live: [bool; 4], mut term: impl FnMut(usize, i32)) {
     let kings = Seat::ALL.map(|s| pos.king(s).filter(|_| live[s.index()]));
     let mover = pos.to_move();
+    let mut mover_best = 0;
     for (sq, piece) in pos.pieces() {
         let Owner::Seat(seat) = piece.owner else {
             continue;
@@ -109,15 +110,19 @@ pub fn visit(pos: &Position, live: [bool; 4], mut term: impl FnMut(usize, i32)) 
         });
         for enemy in [seat.next(), seat.next().opposite()] {
             let by = cheapest[enemy.index()];
-            if enemy == mover || !live[enemy.index()] || by == i32::MAX || (defended && by >= value)
-            {
+            if !live[enemy.index()] || by == i32::MAX || (defended && by >= value) {
                 continue;
             }
-            let after_mover = (enemy.index() + 3 - mover.index()) % 4;
-            term(THREATS + after_mover, sign(enemy));
-            term(THREATS + 3 + after_mover, sign(enemy) * value);
+            let order = (enemy.index() + 4 - mover.index()) % 4;
+            term(THREATS + order, sign(enemy));
+            if order == 0 {
+                mover_best = mover_best.max(value);
+            } else {
+                term(THREATS + 4 + order, sign(enemy) * value);
+            }
         }
     }
+    term(THREATS + 4, sign(mover) * mover_best);
     for seat in Seat::ALL {
         if let Some(king) = kings[seat.index()] {
             king_terms(pos, seat, king, &mut term);
