@@ -6,7 +6,7 @@
 
 use super::eval::{shield_gaps, square_at};
 use rules::Seat;
-use rules::fourchess::{Kind, Owner, Position, Square, attack_counts, for_each_attacker_of};
+use rules::fourchess::{AttackMap, Kind, Owner, Position, Square};
 
 /// Per kind (pawn, knight, bishop, rook, queen, king): 14 advances from the seat's own edge, then 7
 /// distances from the nearer side edge. A piece counts once in each, so the advance terms carry the
@@ -75,6 +75,7 @@ pub fn visit(pos: &Position, live: [bool; 4], mut term: impl FnMut(usize, i32)) 
     let kings = Seat::ALL.map(|s| pos.king(s).filter(|_| live[s.index()]));
     let mover = pos.to_move();
     let mut mover_best = 0;
+    let map = AttackMap::of(pos);
     for (sq, piece) in pos.pieces() {
         let Owner::Seat(seat) = piece.owner else {
             continue;
@@ -99,18 +100,12 @@ pub fn visit(pos: &Position, live: [bool; 4], mut term: impl FnMut(usize, i32)) 
             }
         }
         let value = half_pawns(piece.kind);
-        let mut defended = false;
-        let mut cheapest = [i32::MAX; 4];
-        for_each_attacker_of(pos, sq, &Seat::ALL, |by, kind| {
-            if by == seat || by == seat.opposite() {
-                defended = true;
-            } else {
-                cheapest[by.index()] = cheapest[by.index()].min(half_pawns(kind));
-            }
-        });
+        let defended = map.count(sq, seat) + map.count(sq, seat.opposite()) > 0;
         for enemy in [seat.next(), seat.next().opposite()] {
-            let by = cheapest[enemy.index()];
-            if !live[enemy.index()] || by == i32::MAX || (defended && by >= value) {
+            let Some(by) = map.least(sq, enemy).map(half_pawns) else {
+                continue;
+            };
+            if !live[enemy.index()] || (defended && by >= value) {
                 continue;
             }
             let order = (enemy.index() + 4 - mover.index()) % 4;
@@ -125,7 +120,7 @@ pub fn visit(pos: &Position, live: [bool; 4], mut term: impl FnMut(usize, i32)) 
     term(THREATS + 4, sign(mover) * mover_best);
     for seat in Seat::ALL {
         if let Some(king) = kings[seat.index()] {
-            king_terms(pos, seat, king, &mut term);
+            king_terms(pos, &map, seat, king, &mut term);
         }
     }
     term(TEMPO, sign(mover));
@@ -134,7 +129,13 @@ pub fn visit(pos: &Position, live: [bool; 4], mut term: impl FnMut(usize, i32)) 
 /// The pawn shield in front of `seat`'s king and the enemy attacks on its 3×3 block: one unit per
 /// square and enemy seat (two if that seat attacks it twice), half as many again when both enemy
 /// seats take part (the two move one after the other: that is what mates).
-fn king_terms(pos: &Position, seat: Seat, king: Square, term: &mut impl FnMut(usize, i32)) {
+fn king_terms(
+    pos: &Position,
+    map: &AttackMap,
+    seat: Seat,
+    king: Square,
+    term: &mut impl FnMut(usize, i32),
+) {
     let [missing, pushed] = shield_gaps(pos, seat, king);
     term(SHIELD, -sign(seat) * missing);
     term(SHIELD + 1, -sign(seat) * pushed);
@@ -146,9 +147,8 @@ fn king_terms(pos: &Position, seat: Seat, king: Square, term: &mut impl FnMut(us
             let Some(sq) = square_at(f + df, r + dr) else {
                 continue;
             };
-            let counts = attack_counts(pos, sq, &enemies);
             for (n, enemy) in per_enemy.iter_mut().zip(enemies) {
-                *n += i32::from(counts[enemy.index()]);
+                *n += i32::from(map.count(sq, enemy));
             }
         }
     }

@@ -9,7 +9,8 @@ use super::geometry::{
     ALL_DIRS, DIAG, KNIGHT as KNIGHT_JUMPS, ORTHO, is_board_square, pawn_captures, step,
 };
 use super::piece::{
-    EMPTY, KING, KNIGHT, Kind, PAWN, kind_of, owner_of, slides_diagonally, slides_orthogonally,
+    EMPTY, KING, KNIGHT, Kind, OFF, ONE_POINT_QUEEN, PAWN, QUEEN, kind_of, owner_of,
+    slides_diagonally, slides_orthogonally,
 };
 use super::position::Position;
 
@@ -303,32 +304,89 @@ impl KingSafety {
     }
 }
 
-/// Calls `found(seat, kind)` for each piece of `seats` attacking `sq` (F.9): the bots' threat terms
-/// ask which seat attacks a piece, and with what.
-pub fn for_each_attacker_of(
-    pos: &Position,
-    sq: Square,
-    seats: &[Seat],
-    mut found: impl FnMut(Seat, Kind),
-) {
-    let owners = seats.iter().fold(0u32, |mask, s| mask | 1 << s.index());
-    for_each_attacker(&pos.board, sq.0, owners, |_, piece| {
-        found(
-            Seat::from_index(owner_of(piece) as usize),
-            Kind::from_code(piece),
-        );
-    });
+/// Who attacks each square (F.9), per seat: how many pieces (at most two) and the least valuable
+/// kind — the bots' evaluation asks it of every piece (threats, defence) and of the nine squares around
+/// every king. Built forward from each piece once per position: about a hundred questions then cost a
+/// lookup each instead of a scan outward from the square each (a scan per question halved hard's node
+/// rate).
+#[derive(Debug)]
+pub struct AttackMap {
+    counts: [[u8; 4]; 256],
+    /// Kind code of the least valuable attacker (one-point queens rank as queens), 0 for none.
+    least: [[u8; 4]; 256],
 }
 
-/// How many pieces of each of `seats` attack `sq` (F.9), at most two per seat: the question of the
-/// bots' king-safety term, asked of the nine squares around a king (with a whole-board map of every
-/// piece's attacks built per evaluated node instead, the hard level's searches took 1.29× as long).
-pub fn attack_counts(pos: &Position, sq: Square, seats: &[Seat]) -> [u8; 4] {
-    let owners = seats.iter().fold(0u32, |mask, s| mask | 1 << s.index());
-    let mut counts = [0u8; 4];
-    for_each_attacker(&pos.board, sq.0, owners, |_, piece| {
-        let count = &mut counts[owner_of(piece) as usize];
+/// Attacker order for `AttackMap::least`: by value, a one-point queen moving like a queen.
+const fn rank(kind: u8) -> u8 {
+    if kind == ONE_POINT_QUEEN { QUEEN } else { kind }
+}
+
+impl AttackMap {
+    pub fn of(pos: &Position) -> AttackMap {
+        let mut map = AttackMap {
+            counts: [[0; 4]; 256],
+            least: [[0; 4]; 256],
+        };
+        let board = &pos.board;
+        for (seat, occ) in pos.occ[..4].iter().enumerate() {
+            occ.for_each(|from| {
+                let kind = kind_of(board[from as usize]);
+                let mut hit = |t: u8| map.add(board, t, seat, kind);
+                match kind {
+                    PAWN => pawn_captures(Seat::from_index(seat))
+                        .into_iter()
+                        .for_each(|d| hit(step(from, d))),
+                    KNIGHT => KNIGHT_JUMPS.into_iter().for_each(|d| hit(step(from, d))),
+                    KING => ALL_DIRS.into_iter().for_each(|d| hit(step(from, d))),
+                    _ => {
+                        for (i, d) in ALL_DIRS.into_iter().enumerate() {
+                            let slides = if i >= 4 {
+                                slides_diagonally(kind)
+                            } else {
+                                slides_orthogonally(kind)
+                            };
+                            if !slides {
+                                continue;
+                            }
+                            let mut t = step(from, d);
+                            while board[t as usize] == EMPTY {
+                                hit(t);
+                                t = step(t, d);
+                            }
+                            hit(t);
+                        }
+                    }
+                }
+            });
+        }
+        map
+    }
+
+    #[inline(always)]
+    fn add(&mut self, board: &[u8; 256], sq: u8, seat: usize, kind: u8) {
+        if board[sq as usize] == OFF {
+            return;
+        }
+        let count = &mut self.counts[sq as usize][seat];
         *count = (*count + 1).min(2);
-    });
-    counts
+        let least = &mut self.least[sq as usize][seat];
+        if *least == 0 || rank(kind) < rank(*least) {
+            *least = kind;
+        }
+    }
+
+    /// How many of `seat`'s pieces attack `sq`: 0, 1, or 2 for two or more.
+    #[inline]
+    pub fn count(&self, sq: Square, seat: Seat) -> u8 {
+        self.counts[sq.index()][seat.index()]
+    }
+
+    /// The least valuable of `seat`'s pieces attacking `sq`.
+    #[inline]
+    pub fn least(&self, sq: Square, seat: Seat) -> Option<Kind> {
+        match self.least[sq.index()][seat.index()] {
+            0 => None,
+            code => Some(Kind::from_code(code)),
+        }
+    }
 }

@@ -40,7 +40,7 @@ mod state;
 mod tests;
 mod zobrist;
 
-pub use attacks::{attack_counts, for_each_attacker_of};
+pub use attacks::AttackMap;
 pub use fen4::{Fen4Error, Setup, parse_fen4, to_fen4};
 pub use game::{Action, Applied, Game, IllegalAction, NewGameError};
 pub use geometry::{BadSquare, Square};

@@ -2,13 +2,14 @@
 
 use crate::Seat;
 
-use super::attacks::{attack_counts, for_each_attacker, is_attacked};
+use super::attacks::{AttackMap, for_each_attacker, is_attacked};
 use super::fen4::{Setup, parse_fen4, to_fen4};
 use super::game::{Action, Game};
 use super::geometry::Square;
 use super::movegen::legal_moves;
 use super::moves::Move;
 use super::options::{Mode, Options};
+use super::piece::Kind;
 use super::position::Position;
 use super::reference::naive_legal_moves;
 use super::state::State;
@@ -71,33 +72,41 @@ fn check_position(pos: &Position, seen: &mut Seen) {
     );
     assert_eq!(back.points, [1, 2, 3, 4]);
     assert_eq!(back.ply_clock, 7);
-    check_attack_counts(pos);
+    check_attack_map(pos);
 }
 
-/// F.9: the bots' attack counts agree with the move generator's attack detection on every square,
-/// for every seat, count two where the attacker scan finds two or more, and count each seat alone
-/// when asked about two seats at once.
-fn check_attack_counts(pos: &Position) {
+/// F.9: the bots' attack map agrees with the move generator's attack detection and with the scan
+/// outward from each square, on every square for every seat: attacked or not, how many (two for two
+/// or more), and the least valuable attacker.
+fn check_attack_map(pos: &Position) {
+    // Kinds are ordered by value except the one-point queen, which moves (and ranks) as a queen.
+    let as_queen = |k: Kind| {
+        if k == Kind::OnePointQueen {
+            Kind::Queen
+        } else {
+            k
+        }
+    };
+    let map = AttackMap::of(pos);
     for sq in Square::all() {
         for seat in Seat::ALL {
             let owners = 1 << seat as u32;
             let attacked = is_attacked(&pos.board, sq.0, owners, &pos.occ[seat.index()], sq.0);
             let mut attackers = 0;
-            for_each_attacker(&pos.board, sq.0, owners, |_, _| attackers += 1);
-            let alone = attack_counts(pos, sq, &[seat]);
-            let want = u8::from(attacked) + u8::from(attackers >= 2);
-            assert_eq!(alone[seat.index()], want, "{seat:?} on {sq} in {pos:?}");
-            assert_eq!(alone.iter().sum::<u8>(), want, "only {seat:?} counted");
-            let enemies = [seat.next(), seat.next().opposite()];
-            let both = attack_counts(pos, sq, &enemies);
-            for s in Seat::ALL {
-                let want = if enemies.contains(&s) {
-                    attack_counts(pos, sq, &[s])[s.index()]
-                } else {
-                    0
-                };
-                assert_eq!(both[s.index()], want, "{s:?} among two on {sq} in {pos:?}");
-            }
+            let mut least = None;
+            for_each_attacker(&pos.board, sq.0, owners, |_, code| {
+                attackers += 1;
+                let kind = as_queen(Kind::from_code(code));
+                least = Some(least.map_or(kind, |l: Kind| l.min(kind)));
+            });
+            let count = map.count(sq, seat);
+            assert_eq!(count > 0, attacked, "{seat:?} on {sq} in {pos:?}");
+            assert_eq!(count, attackers.min(2), "{seat:?} on {sq} in {pos:?}");
+            assert_eq!(
+                map.least(sq, seat).map(as_queen),
+                least,
+                "{seat:?} on {sq} in {pos:?}"
+            );
         }
     }
 }
