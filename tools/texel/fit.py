@@ -45,13 +45,19 @@ def fit(l2, steps=4000, lr=2.0):
 print(f"n={n} m={m} K={K}")
 print(f"current eval: train {np.mean((sig(Xt @ w0) - tt) ** 2):.5f} test {np.mean((sig(X[test] @ w0) - t[test]) ** 2):.5f}")
 print(f"constant (mean): test {np.mean((np.mean(tt) - t[test]) ** 2):.5f}")
+if len(sys.argv) > 3:
+    import os, re
+    if os.path.exists(sys.argv[3]):
+        text = open(sys.argv[3]).read()
+        before = np.array([float(v) for v in re.findall(r"-?\d+", text[text.index("["):])])
+        if len(before) == m:
+            print(f"weights in {sys.argv[3]}: test {np.mean((sig(X[test] @ before) - t[test]) ** 2):.5f}")
 best = None
 for l2 in [float(sys.argv[4])] if len(sys.argv) > 4 else [1e-6, 1e-7, 1e-8, 1e-9]:
     w = fit(l2)
     te = np.mean((sig(X[test] @ w) - t[test]) ** 2)
     print(f"l2={l2:g}: train {np.mean((sig(Xt @ w) - tt) ** 2):.5f} test {te:.5f}")
     if best is None or te < best[0]: best = (te, l2, w)
-np.save("weights.npy", best[2])
 if len(sys.argv) > 3:
     with open(sys.argv[3], "w") as out:
         out.write("// Written by tools/texel/fit.py: " + " ".join(sys.argv[1:3]) + f", l2 {best[1]:g}, {n} positions\n")
