@@ -129,6 +129,9 @@ export async function waitOrExplain(page, selector, { timeout = 60000, click = f
       room: { ...(document.querySelector('#room')?.dataset || {}) },
       actions: document.querySelector('#actions')?.outerHTML,
       message: document.querySelector('#message')?.textContent,
+      // Where the host's Start or a refused settings save would say why a game did not begin.
+      controls: document.querySelector('#room-controls')?.textContent.replace(/\s+/g, ' ').trim(),
+      settings: document.querySelector('#settings-problems')?.textContent,
     })).catch((err) => ({ evaluate: String(err) }));
     throw new Error(`${selector} did not come: ${e.message}\npage: ${JSON.stringify(shown)}\nscript errors: ${JSON.stringify(page.errors || [])}\nlast frames:\n${(page.frames_seen || []).join('\n')}`);
   }
@@ -143,6 +146,9 @@ export const attr = (page, name) => roomEl(page).getAttribute(`data-${name}`);
 /**
  * Resign `page`'s seat at once, unless a one-round game ends first: when neither die of Red's
  * first throw can be used the turn passes at once (C.9) and the CPU seats finish the round.
+ * Call it right after "Start": such a game may be over within a few hundred milliseconds, between
+ * two polls of Playwright's `waitForSelector` (500 ms apart after the first few), so a wait for
+ * `data-phase="playing"` first can miss the whole game and time out.
  */
 export async function resignUnlessOver(page) {
   await waitOrExplain(page, '#resign, #room[data-phase="finished"]');

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launchBrowser, newPlayer, createRoom, rest, SHOTS } from './harness.mjs';
+import { startServer, launchBrowser, newPlayer, createRoom, resignUnlessOver, rest, SHOTS } from './harness.mjs';
 
 let server;
 let browser;
@@ -37,8 +37,7 @@ const replayAttr = (page, name) => page.locator('#replay').getAttribute(`data-${
 async function playedGame(page, game, tweak) {
   const room = await createRoom(page, server.url, { name: 'Wanjiru', game, tweak });
   await page.click('#start-game');
-  await page.waitForSelector('#room[data-phase="playing"]');
-  await page.click('#resign');
+  await resignUnlessOver(page);
   await page.waitForSelector('#room[data-phase="finished"]', { timeout: 60000 });
   return room;
 }
