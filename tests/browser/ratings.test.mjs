@@ -61,10 +61,8 @@ test('a rated game: the device gets a player identity, each seat shows its ratin
   assert.ok(me && me.player_id && me.secret, 'a player identity was created');
   assert.equal(me.display_name, 'Mira');
   await host.click('#start-game');
-  await resignUnlessOver(host);
-  await host.waitForSelector('#room[data-phase="finished"]', { timeout: 30000 });
   // The `rated` event brings every seat's change (CPU seats at their level's fixed anchor).
-  await host.waitForSelector('#standings td.rating-change a', { timeout: 30000 });
+  await resignAndWaitForRating(host);
   const gameId = `${id}-1`;
   const record = await rest(server.url, 'GET', `/games/${gameId}`);
   assert.equal(record.status, 200);
