@@ -280,6 +280,13 @@ impl KingSafety {
         safety
     }
 
+    /// Whether any piece is pinned. Read from the count, not the set: the set was just written a word at a
+    /// time, and a whole-set comparison would wait for those stores.
+    #[inline(always)]
+    pub(crate) fn any_pinned(&self) -> bool {
+        self.pin_count > 0
+    }
+
     /// The line a pinned piece on `sq` may move along: from the king (exclusive) to the pinner
     /// (inclusive).
     #[inline]

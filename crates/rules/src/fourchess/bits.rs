@@ -18,6 +18,14 @@ impl Bits {
         (self.0[(sq >> 6) as usize] >> (sq & 63)) & 1 != 0
     }
 
+    /// The set of one square.
+    #[inline(always)]
+    pub fn single(sq: u8) -> Bits {
+        Bits(std::array::from_fn(|w| {
+            u64::from(w == (sq >> 6) as usize) << (sq & 63)
+        }))
+    }
+
     #[inline(always)]
     pub fn set(&mut self, sq: u8) {
         self.0[(sq >> 6) as usize] |= 1 << (sq & 63);
@@ -42,6 +50,18 @@ impl Bits {
     #[inline(always)]
     pub fn union(&self, other: &Bits) -> Bits {
         Bits(std::array::from_fn(|w| self.0[w] | other.0[w]))
+    }
+
+    /// Squares in both sets.
+    #[inline(always)]
+    pub fn intersection(&self, other: &Bits) -> Bits {
+        Bits(std::array::from_fn(|w| self.0[w] & other.0[w]))
+    }
+
+    /// Squares of `self` not in `other`.
+    #[inline(always)]
+    pub fn minus(&self, other: &Bits) -> Bits {
+        Bits(std::array::from_fn(|w| self.0[w] & !other.0[w]))
     }
 
     /// Calls `f` on each square in increasing index order: one tight loop per word, cheaper than the

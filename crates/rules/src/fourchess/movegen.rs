@@ -29,6 +29,10 @@ fn owned_by(code: u8, owners: u32) -> bool {
 pub(crate) trait MoveSink {
     fn push(&mut self, m: Move);
 
+    /// Whether moves must come in board order (lists: perft's divide and the bots' move ordering rely
+    /// on it); a count may take the pieces in any order.
+    const ORDERED: bool = true;
+
     /// Whether generation may stop (checked between pieces); a constant `false` for the lists and
     /// counts, so their loops compile as before.
     #[inline(always)]
@@ -49,6 +53,8 @@ impl MoveSink for Vec<Move> {
 pub(crate) struct Counter(pub u64);
 
 impl MoveSink for Counter {
+    const ORDERED: bool = false;
+
     #[inline(always)]
     fn push(&mut self, _: Move) {
         self.0 += 1;
@@ -151,10 +157,12 @@ fn generate_for<S: MoveSink, const SEAT: u8>(pos: &Position, out: &mut S) {
     let owners = pos.attackers_of(me);
     let teams = pos.mode == Mode::Teams;
     let mut ep_squares = Bits::EMPTY;
+    let mut any_ep = false;
     for pusher in 0..4 {
         let e = pos.ep[pusher];
         if e.is_some() && (owners >> pusher) & 1 != 0 && pos.is_pawn_of(e.t, pusher) {
             ep_squares.set(e.m);
+            any_ep = true;
         }
     }
     let cx = Context {
@@ -170,28 +178,42 @@ fn generate_for<S: MoveSink, const SEAT: u8>(pos: &Position, out: &mut S) {
             FFA_PROMOTION_PROGRESS
         },
         ep_squares,
-        any_ep: ep_squares != Bits::EMPTY,
+        any_ep,
     };
     let king = pos.kings[SEAT as usize];
     let safety = (king != 0).then(|| KingSafety::compute(board, king, SEAT, owners, &cx.enemies));
     let checkers = safety.map_or(0, |s| s.checkers);
     let own = pos.occ[SEAT as usize];
-
     // Not in check and nothing pinned (most positions): every non-king move is legal as generated.
-    let Some(s) = safety.filter(|s| s.checkers > 0 || s.pinned != Bits::EMPTY) else {
-        own.for_each(|from| {
-            if out.full() {
-                return;
+    let constraints = safety.filter(|s| s.checkers > 0 || s.any_pinned());
+
+    if !S::ORDERED {
+        // A count takes the pieces in any order: each group with the one test it needs, none per piece.
+        let others = own.minus(&Bits::single(king));
+        let free = match &constraints {
+            None => others,
+            Some(s) if s.checkers == 0 => {
+                s.pinned
+                    .for_each(|from| constrained_moves::<S, SEAT>(&cx, s, from, out));
+                others.minus(&s.pinned)
             }
+            Some(s) if s.checkers == 1 => {
+                others.for_each(|from| constrained_moves::<S, SEAT>(&cx, s, from, out));
+                Bits::EMPTY
+            }
+            // Double check: only the king moves.
+            Some(_) => Bits::EMPTY,
+        };
+        free.for_each(|from| {
             let kind = kind_of(board[from as usize]);
-            if kind == KING {
-                king_moves(&cx, from, checkers, out);
-            } else {
-                piece_moves::<S, _, SEAT>(&cx, from, kind, &Anywhere, out);
-            }
+            piece_moves::<S, _, SEAT>(&cx, from, kind, &Anywhere, out);
         });
+        if king != 0 {
+            king_moves(&cx, king, checkers, out);
+        }
         return;
-    };
+    }
+
     for from in own.iter() {
         if out.full() {
             break;
@@ -199,28 +221,40 @@ fn generate_for<S: MoveSink, const SEAT: u8>(pos: &Position, out: &mut S) {
         let kind = kind_of(board[from as usize]);
         if kind == KING {
             king_moves(&cx, from, checkers, out);
-            continue;
-        }
-        let pinned = s.pinned.has(from);
-        if s.checkers == 0 && !pinned {
+        } else if let Some(s) = constraints
+            .as_ref()
+            .filter(|s| s.checkers > 0 || s.pinned.has(from))
+        {
+            constrained_moves::<S, SEAT>(&cx, s, from, out);
+        } else {
             piece_moves::<S, _, SEAT>(&cx, from, kind, &Anywhere, out);
-            continue;
         }
-        let mut squares = match s.checkers {
-            0 => Bits([!0; 4]),
-            1 => s.evasion,
-            _ => Bits::EMPTY,
-        };
-        if pinned {
-            let line = s.pin_line(board, from);
-            squares = Bits(std::array::from_fn(|w| squares.0[w] & line.0[w]));
-        }
-        let within = Within {
-            squares,
-            king_capture: cx.king_capture,
-        };
-        piece_moves::<S, _, SEAT>(&cx, from, kind, &within, out);
     }
+}
+
+/// The moves of the pinned or checked side's non-king piece on `from`: onto the evasion line with one
+/// checker, none with two, and a pinned piece only along its pin.
+#[inline(always)]
+fn constrained_moves<S: MoveSink, const SEAT: u8>(
+    cx: &Context,
+    s: &KingSafety,
+    from: u8,
+    out: &mut S,
+) {
+    let board = &cx.pos.board;
+    let mut squares = match s.checkers {
+        0 => Bits([!0; 4]),
+        1 => s.evasion,
+        _ => return,
+    };
+    if s.pinned.has(from) {
+        squares = squares.intersection(&s.pin_line(board, from));
+    }
+    let within = Within {
+        squares,
+        king_capture: cx.king_capture,
+    };
+    piece_moves::<S, _, SEAT>(cx, from, kind_of(board[from as usize]), &within, out);
 }
 
 /// The moves of the non-king piece `kind` on `from` that land on `targets`.
@@ -238,30 +272,22 @@ fn piece_moves<S: MoveSink, T: Targets, const SEAT: u8>(
     match kind {
         PAWN => {
             let fwd = pawn_forward(me);
+            let row = progress(me, from);
+            // A push and both captures land one row further on, so they promote together.
+            let promotes = row + 1 == cx.promotion_progress;
             let t1 = step(from, fwd);
             if board[t1 as usize] == EMPTY {
                 if targets.ok(board, t1) {
-                    push_pawn(
-                        out,
-                        from,
-                        t1,
-                        0,
-                        cx.teams,
-                        progress(me, t1) == cx.promotion_progress,
-                    );
+                    push_pawn(out, from, t1, 0, cx.teams, promotes);
                 }
                 let t2 = step(t1, fwd);
-                if progress(me, from) == HOME_PROGRESS
-                    && board[t2 as usize] == EMPTY
-                    && targets.ok(board, t2)
-                {
+                if row == HOME_PROGRESS && board[t2 as usize] == EMPTY && targets.ok(board, t2) {
                     out.push(Move::new(from, t2, 0, DOUBLE_PUSH));
                 }
             }
             for c in pawn_captures(me) {
                 let t = step(from, c);
                 let p = board[t as usize];
-                let promotes = progress(me, t) == cx.promotion_progress;
                 if cx.any_ep && cx.ep_squares.has(t) && (p == EMPTY || owned_by(p, capturable)) {
                     // F.6: en passant, and the double capture when a capturable piece stands on M.
                     let candidate = Move::new(from, t, 0, EN_PASSANT);
