@@ -30,7 +30,7 @@ pub(crate) trait MoveSink {
     fn push(&mut self, m: Move);
 
     /// Whether moves must come in board order (lists: perft's divide and the bots' move ordering rely
-    /// on it); a count may take the pieces in any order.
+    /// on it). A sink that says no gets the pieces in groups and is never asked [`MoveSink::full`].
     const ORDERED: bool = true;
 
     /// Whether generation may stop (checked between pieces); a constant `false` for the lists and
