@@ -105,6 +105,14 @@ pub struct DatabaseSection {
     pub sqlite_checkpoint_ms: u64,
     /// SQLite only: WAL pages past which a checkpoint restarts the WAL.
     pub sqlite_wal_restart_pages: u32,
+    /// SQLite only: how often the action log's tail is looked at for rooms to move, ms.
+    pub sqlite_log_merge_ms: u64,
+    /// SQLite only: a room's entries move out of the tail once it has this many ...
+    pub sqlite_log_merge_room_entries: usize,
+    /// ... or its oldest has waited this long, ms.
+    pub sqlite_log_merge_age_ms: u64,
+    /// SQLite only: at most this many entries per move (whole rooms).
+    pub sqlite_log_merge_step_entries: usize,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -310,6 +318,12 @@ impl Config {
             sqlite_checkpoint: store::checkpoint::CheckpointPolicy {
                 interval: Duration::from_millis(self.database.sqlite_checkpoint_ms),
                 restart_pages: self.database.sqlite_wal_restart_pages,
+            },
+            sqlite_log_merge: store::tail::MergePolicy {
+                interval: Duration::from_millis(self.database.sqlite_log_merge_ms),
+                room_rows: self.database.sqlite_log_merge_room_entries,
+                age: Duration::from_millis(self.database.sqlite_log_merge_age_ms),
+                step_rows: self.database.sqlite_log_merge_step_entries,
             },
         }
     }

@@ -35,6 +35,9 @@ pub const STORE_COMMIT_DELAYS: &str = "fourkings_store_commit_delays_total";
 pub const STORE_CHECKPOINTS: &str = "fourkings_store_checkpoints_total";
 pub const STORE_CHECKPOINT_TIME: &str = "fourkings_store_checkpoint_seconds";
 pub const STORE_WAL_PAGES: &str = "fourkings_store_wal_pages";
+pub const STORE_LOG_TAIL: &str = "fourkings_store_log_tail_entries";
+pub const STORE_LOG_MERGED: &str = "fourkings_store_log_merged_entries_total";
+pub const STORE_LOG_MERGE_TIME: &str = "fourkings_store_log_merge_seconds";
 pub const ERRORS: &str = "fourkings_errors_total";
 pub const CLOSES: &str = "fourkings_ws_closes_total";
 pub const RATE_LIMIT_CLOSES: &str = "fourkings_rate_limit_closes_total";
@@ -161,6 +164,19 @@ fn describe() {
     describe_gauge!(
         STORE_WAL_PAGES,
         "Pages in the SQLite WAL at the last checkpoint."
+    );
+    describe_gauge!(
+        STORE_LOG_TAIL,
+        "SQLite: action log entries in the tail, not yet moved into the room-keyed log."
+    );
+    describe_counter!(
+        STORE_LOG_MERGED,
+        "SQLite: action log entries moved from the tail into the room-keyed log."
+    );
+    describe_histogram!(
+        STORE_LOG_MERGE_TIME,
+        Unit::Seconds,
+        "SQLite: one move of rooms' entries from the log's tail (appends wait for it)."
     );
     describe_counter!(
         ERRORS,
@@ -289,6 +305,7 @@ fn zero() {
     for mode in ["passive", "restart"] {
         counter!(STORE_CHECKPOINTS, "mode" => mode).increment(0);
     }
+    counter!(STORE_LOG_MERGED).increment(0);
     for bound in ["time", "bytes"] {
         counter!(LINGER_CUT, "bound" => bound).absolute(0);
     }

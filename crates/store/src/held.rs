@@ -77,6 +77,11 @@ impl<DB: Database> HeldConnection<DB> {
         self.pool.num_idle() > 0
     }
 
+    /// Whether [`Self::close`] has run.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.pool.is_closed()
+    }
+
     /// Gives the held connection back and closes the pool (which waits for every connection).
     pub(crate) async fn close(&self) {
         drop(self.slot.lock().await.take());

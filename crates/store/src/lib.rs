@@ -17,7 +17,9 @@
 //! [`open`] picks the backend from the URL scheme and applies the embedded migrations
 //! (`migrations/sqlite`, `migrations/postgres`). Both backends run the same SQL text (sqlx accepts
 //! `$n` parameters for SQLite too) from one implementation, so they cannot drift apart; the same test
-//! suite runs against both.
+//! suite runs against both. One part differs: SQLite's action log takes appends in arrival order and
+//! moves them into the room-keyed table in the background ([`tail`]). PostgreSQL appends directly: its
+//! WAL logs a row, not the whole page, except at a page's first change after a checkpoint.
 //!
 //! The [`LogWriter`] is how rooms persist actions: a task owning the store that writes everything
 //! queued in one transaction (group commit), and that keeps acknowledging from a local spool file
@@ -33,6 +35,7 @@ mod model;
 mod rated;
 mod spool;
 mod sql;
+pub mod tail;
 mod writer;
 
 use std::sync::Arc;
@@ -81,6 +84,8 @@ pub struct OpenOptions {
     pub sqlite_log_cache_kib: u32,
     /// SQLite only: when WAL checkpoints run (in the background, see [`checkpoint`]).
     pub sqlite_checkpoint: checkpoint::CheckpointPolicy,
+    /// SQLite only: when the action log's newest entries move into its room-keyed table ([`tail`]).
+    pub sqlite_log_merge: tail::MergePolicy,
 }
 
 /// SQLite's `synchronous` setting for the WAL journal: what an acknowledged commit survives.
@@ -106,6 +111,7 @@ impl Default for OpenOptions {
             sqlite_sync: SqliteSync::Full,
             sqlite_log_cache_kib: 16 * 1024,
             sqlite_checkpoint: checkpoint::CheckpointPolicy::default(),
+            sqlite_log_merge: tail::MergePolicy::default(),
         }
     }
 }

@@ -1,8 +1,10 @@
 //! The two backends. They share one implementation: the SQL text is the same for SQLite and
 //! PostgreSQL (sqlx binds `$n` parameters on both; both have `ON CONFLICT … DO NOTHING` and
 //! `RETURNING`), so the `impl Store` body is written once in a macro and instantiated per database.
-//! The only difference is row locking (`FOR UPDATE`), which SQLite does not need: its write
-//! transaction already holds the database lock from its first statement.
+//! The differences are row locking (`FOR UPDATE`), which SQLite does not need: its write
+//! transaction already holds the database lock from its first statement; the one JSON function they
+//! spell differently; and the action log's appends, which SQLite writes to its tail ([`crate::tail`],
+//! read back through the `room_log_all` view).
 
 use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
@@ -22,6 +24,7 @@ use sqlx::{Postgres, QueryBuilder, Row, Sqlite};
 use crate::held::HeldConnection;
 use crate::model::now_millis;
 use crate::rated::{rated_players, rating_changes};
+use crate::tail::Tail;
 use crate::{
     AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, GameSummary, HistoryEntry,
     HistoryQuery, LeaderboardQuery, LeaderboardRow, LogEntry, Millis, NewPlayer, NewRoom,
@@ -42,6 +45,8 @@ pub struct SqliteStore {
     writer: Arc<HeldConnection<Sqlite>>,
     /// The background checkpointer's connection ([`crate::checkpoint`]).
     checkpointer: sqlx::SqlitePool,
+    /// The action log's newest entries, before they move into `room_log` ([`crate::tail`]).
+    tail: Arc<Tail>,
 }
 
 impl SqliteStore {
@@ -98,6 +103,13 @@ impl SqliteStore {
             ))
             .await?;
         let writer = Arc::new(HeldConnection::new(writer));
+        let merge = options.sqlite_log_merge;
+        let tail = Arc::new(
+            writer
+                .run(async |conn| Tail::open(conn, merge).await)
+                .await?,
+        );
+        tokio::spawn(crate::tail::run(Arc::clone(&writer), Arc::clone(&tail)));
         let checkpointer = single().connect_with(connect).await?;
         tokio::spawn(crate::checkpoint::run(
             checkpointer.clone(),
@@ -108,6 +120,7 @@ impl SqliteStore {
             pool,
             writer,
             checkpointer,
+            tail,
         })
     }
 
@@ -135,6 +148,12 @@ impl SqliteStore {
         write: impl AsyncFnOnce(&mut sqlx::SqliteConnection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.writer.run(write).await
+    }
+
+    /// Appends `entries` to the log's tail, on the writing connection.
+    async fn append_entries(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {
+        self.writing(async |conn| self.tail.append(conn, entries).await)
+            .await
     }
 
     /// Closes the writing and the checkpointer's connections (the checkpointer task then ends).
@@ -186,6 +205,108 @@ impl PgStore {
 
     /// Nothing beside the pool to close.
     async fn close_own_connections(&self) {}
+
+    /// Appends `entries` on a pooled connection.
+    async fn append_entries(&self, entries: &[LogEntry]) -> Result<Vec<AppendOutcome>, StoreError> {
+        self.writing(async |conn| Self::append_with(conn, entries).await)
+            .await
+    }
+
+    /// Appends on `conn`. A batch of one chunk (every batch under load) runs without BEGIN
+    /// and COMMIT, each of which is one more round trip to the database: first as a plain
+    /// INSERT, which is atomic on its own and answers once. Asking with `RETURNING` which rows
+    /// went in costs a message per row instead, so that is only done when the plain INSERT met
+    /// a key already stored (a retry or a conflict): it then failed as a whole, wrote nothing,
+    /// and [`Self::append_on`] sorts the entries.
+    async fn append_with(
+        conn: &mut sqlx::PgConnection,
+        entries: &[LogEntry],
+    ) -> Result<Vec<AppendOutcome>, StoreError> {
+        if entries.len() <= APPEND_CHUNK {
+            match Self::insert(entries).build().execute(&mut *conn).await {
+                Ok(_) => return Ok(vec![AppendOutcome::Inserted; entries.len()]),
+                Err(sqlx::Error::Database(e))
+                    if e.kind() == sqlx::error::ErrorKind::UniqueViolation => {}
+                Err(e) => return Err(e.into()),
+            }
+            return Self::append_on(conn, entries).await;
+        }
+        let mut tx = sqlx::Connection::begin(conn).await?;
+        let outcomes = Self::append_on(&mut tx, entries).await?;
+        tx.commit().await?;
+        Ok(outcomes)
+    }
+
+    /// `INSERT` of the entries (at most [`APPEND_CHUNK`]), to be completed or built.
+    fn insert(entries: &[LogEntry]) -> QueryBuilder<'_, Postgres> {
+        let mut insert = QueryBuilder::<Postgres>::new(
+            "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) ",
+        );
+        insert.push_values(entries, |mut row, e| {
+            row.push_bind(e.room_id.as_str())
+                .push_bind(e.game_no)
+                .push_bind(e.seq)
+                .push_bind(e.kind.as_str())
+                .push_bind(Json(&e.payload))
+                .push_bind(e.at);
+        });
+        insert
+    }
+
+    /// Inserts the entries (a key already stored is compared: `Duplicate` or `SeqConflict`).
+    async fn append_on(
+        conn: &mut sqlx::PgConnection,
+        entries: &[LogEntry],
+    ) -> Result<Vec<AppendOutcome>, StoreError> {
+        let mut outcomes: Vec<Option<AppendOutcome>> = vec![None; entries.len()];
+        for (chunk_no, chunk) in entries.chunks(APPEND_CHUNK).enumerate() {
+            let mut insert = Self::insert(chunk);
+            insert.push(
+                " ON CONFLICT (room_id, game_no, seq) DO NOTHING \
+                     RETURNING room_id, game_no, seq",
+            );
+            let rows = insert.build().fetch_all(&mut *conn).await?;
+            let mut inserted: HashSet<(String, i32, i64)> = HashSet::new();
+            for row in &rows {
+                inserted.insert((
+                    row.try_get("room_id")?,
+                    row.try_get("game_no")?,
+                    row.try_get("seq")?,
+                ));
+            }
+            for (i, e) in chunk.iter().enumerate() {
+                // A key repeated inside one batch was inserted once: the first copy takes
+                // the `Inserted`, later copies are compared with it below.
+                if inserted.remove(&(e.room_id.clone(), e.game_no, e.seq)) {
+                    outcomes[chunk_no * APPEND_CHUNK + i] = Some(AppendOutcome::Inserted);
+                }
+            }
+        }
+        // Entries not inserted hit an existing key: a retry or a conflict.
+        let mut resolved = Vec::with_capacity(entries.len());
+        for (e, outcome) in entries.iter().zip(outcomes) {
+            if let Some(outcome) = outcome {
+                resolved.push(outcome);
+                continue;
+            }
+            let row = sqlx::query(
+                "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
+                     WHERE room_id = $1 AND game_no = $2 AND seq = $3",
+            )
+            .bind(&e.room_id)
+            .bind(e.game_no)
+            .bind(e.seq)
+            .fetch_one(&mut *conn)
+            .await?;
+            let stored = Self::entry_from_row(&row)?;
+            resolved.push(if stored.same_as(e) {
+                AppendOutcome::Duplicate
+            } else {
+                AppendOutcome::SeqConflict
+            });
+        }
+        Ok(resolved)
+    }
 }
 
 fn corrupt(what: impl std::fmt::Display) -> StoreError {
@@ -219,7 +340,7 @@ fn not_found(what: &'static str, id: &str) -> StoreError {
 }
 
 macro_rules! impl_store {
-    ($store:ty, $db:ty, $backend:expr, $for_update:literal, $record_seats:literal) => {
+    ($store:ty, $db:ty, $backend:expr, $for_update:literal, $record_seats:literal, $log:literal) => {
         impl $store {
             fn player_from_row(row: &<$db as sqlx::Database>::Row) -> Result<Player, StoreError> {
                 Ok(Player {
@@ -243,7 +364,7 @@ macro_rules! impl_store {
                 })
             }
 
-            fn entry_from_row(row: &<$db as sqlx::Database>::Row) -> Result<LogEntry, StoreError> {
+            pub(crate) fn entry_from_row(row: &<$db as sqlx::Database>::Row) -> Result<LogEntry, StoreError> {
                 let kind: String = row.try_get("kind")?;
                 Ok(LogEntry {
                     room_id: row.try_get("room_id")?,
@@ -322,102 +443,6 @@ macro_rules! impl_store {
                 })
             }
 
-            /// Appends on `conn`. A batch of one chunk (every batch under load) runs without BEGIN
-            /// and COMMIT, each of which is one more round trip to the database (on SQLite, to its
-            /// worker thread: two thread switches each): first as a plain INSERT, which is atomic on
-            /// its own and answers once. Asking with `RETURNING` which rows went in costs a message
-            /// per row instead (on SQLite, a wake-up of the waiting runtime thread per row), so that
-            /// is only done when the plain INSERT met a key already stored (a retry or a conflict):
-            /// it then failed as a whole, wrote nothing, and [`Self::append_on`] sorts the entries.
-            async fn append_with(
-                conn: &mut <$db as sqlx::Database>::Connection,
-                entries: &[LogEntry],
-            ) -> Result<Vec<AppendOutcome>, StoreError> {
-                if entries.len() <= APPEND_CHUNK {
-                    match Self::insert(entries).build().execute(&mut *conn).await {
-                        Ok(_) => return Ok(vec![AppendOutcome::Inserted; entries.len()]),
-                        Err(sqlx::Error::Database(e))
-                            if e.kind() == sqlx::error::ErrorKind::UniqueViolation => {}
-                        Err(e) => return Err(e.into()),
-                    }
-                    return Self::append_on(conn, entries).await;
-                }
-                let mut tx = sqlx::Connection::begin(conn).await?;
-                let outcomes = Self::append_on(&mut tx, entries).await?;
-                tx.commit().await?;
-                Ok(outcomes)
-            }
-
-            /// `INSERT` of the entries (at most [`APPEND_CHUNK`]), to be completed or built.
-            fn insert(entries: &[LogEntry]) -> QueryBuilder<'_, $db> {
-                let mut insert = QueryBuilder::<$db>::new(
-                    "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) ",
-                );
-                insert.push_values(entries, |mut row, e| {
-                    row.push_bind(e.room_id.as_str())
-                        .push_bind(e.game_no)
-                        .push_bind(e.seq)
-                        .push_bind(e.kind.as_str())
-                        .push_bind(Json(&e.payload))
-                        .push_bind(e.at);
-                });
-                insert
-            }
-
-            /// Inserts the entries (a key already stored is compared: `Duplicate` or `SeqConflict`).
-            async fn append_on(
-                conn: &mut <$db as sqlx::Database>::Connection,
-                entries: &[LogEntry],
-            ) -> Result<Vec<AppendOutcome>, StoreError> {
-                let mut outcomes: Vec<Option<AppendOutcome>> = vec![None; entries.len()];
-                for (chunk_no, chunk) in entries.chunks(APPEND_CHUNK).enumerate() {
-                    let mut insert = Self::insert(chunk);
-                    insert.push(
-                        " ON CONFLICT (room_id, game_no, seq) DO NOTHING \
-                         RETURNING room_id, game_no, seq",
-                    );
-                    let rows = insert.build().fetch_all(&mut *conn).await?;
-                    let mut inserted: HashSet<(String, i32, i64)> = HashSet::new();
-                    for row in &rows {
-                        inserted.insert((
-                            row.try_get("room_id")?,
-                            row.try_get("game_no")?,
-                            row.try_get("seq")?,
-                        ));
-                    }
-                    for (i, e) in chunk.iter().enumerate() {
-                        // A key repeated inside one batch was inserted once: the first copy takes
-                        // the `Inserted`, later copies are compared with it below.
-                        if inserted.remove(&(e.room_id.clone(), e.game_no, e.seq)) {
-                            outcomes[chunk_no * APPEND_CHUNK + i] = Some(AppendOutcome::Inserted);
-                        }
-                    }
-                }
-                // Entries not inserted hit an existing key: a retry or a conflict.
-                let mut resolved = Vec::with_capacity(entries.len());
-                for (e, outcome) in entries.iter().zip(outcomes) {
-                    if let Some(outcome) = outcome {
-                        resolved.push(outcome);
-                        continue;
-                    }
-                    let row = sqlx::query(
-                        "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
-                         WHERE room_id = $1 AND game_no = $2 AND seq = $3",
-                    )
-                    .bind(&e.room_id)
-                    .bind(e.game_no)
-                    .bind(e.seq)
-                    .fetch_one(&mut *conn)
-                    .await?;
-                    let stored = Self::entry_from_row(&row)?;
-                    resolved.push(if stored.same_as(e) {
-                        AppendOutcome::Duplicate
-                    } else {
-                        AppendOutcome::SeqConflict
-                    });
-                }
-                Ok(resolved)
-            }
         }
 
         #[async_trait]
@@ -593,18 +618,18 @@ macro_rules! impl_store {
                 // Games are numbered from 1 in the order the room's own log (game 0) records
                 // their start, and a finished game's id is `{room}-{game_no}` (the games table's
                 // key): the newest game runs if it started and has no result recorded.
-                let rows = sqlx::query(
+                let rows = sqlx::query(concat!(
                     "SELECT x.*, (x.started > 0 AND NOT EXISTS (SELECT 1 FROM games g \
                        WHERE g.id = x.id || '-' || x.started)) AS game_running \
                      FROM (SELECT r.id, r.game_kind, r.options, r.settings, r.state, r.created_at, \
                        r.updated_at, \
-                       COALESCE((SELECT MAX(l.at) FROM room_log l WHERE l.room_id = r.id), \
+                       COALESCE((SELECT MAX(l.at) FROM ", $log, " l WHERE l.room_id = r.id), \
                          r.created_at) AS last_activity, \
-                       (SELECT COUNT(*) FROM room_log l WHERE l.room_id = r.id AND l.game_no = 0 \
+                       (SELECT COUNT(*) FROM ", $log, " l WHERE l.room_id = r.id AND l.game_no = 0 \
                          AND l.payload ->> 't' = 'started') AS started \
                        FROM rooms r WHERE r.state IN ('lobby', 'playing')) x \
                      ORDER BY x.created_at, x.id",
-                )
+                ))
                 .fetch_all(&self.pool)
                 .await?;
                 rows.iter()
@@ -643,8 +668,7 @@ macro_rules! impl_store {
                 if entries.is_empty() {
                     return Ok(Vec::new());
                 }
-                self.writing(async |conn| Self::append_with(conn, entries).await)
-                    .await
+                self.append_entries(entries).await
             }
 
             async fn load_log(
@@ -652,10 +676,10 @@ macro_rules! impl_store {
                 room_id: &str,
                 game_no: i32,
             ) -> Result<Vec<LogEntry>, StoreError> {
-                let rows = sqlx::query(
-                    "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
-                     WHERE room_id = $1 AND game_no = $2 ORDER BY seq",
-                )
+                let rows = sqlx::query(concat!(
+                    "SELECT room_id, game_no, seq, kind, payload, at FROM ", $log,
+                    " WHERE room_id = $1 AND game_no = $2 ORDER BY seq",
+                ))
                 .bind(room_id)
                 .bind(game_no)
                 .fetch_all(&self.pool)
@@ -665,7 +689,7 @@ macro_rules! impl_store {
 
             async fn last_game_no(&self, room_id: &str) -> Result<Option<i32>, StoreError> {
                 let n: Option<i32> =
-                    sqlx::query_scalar("SELECT MAX(game_no) FROM room_log WHERE room_id = $1")
+                    sqlx::query_scalar(concat!("SELECT MAX(game_no) FROM ", $log, " WHERE room_id = $1"))
                         .bind(room_id)
                         .fetch_one(&self.pool)
                         .await?;
@@ -1061,18 +1085,21 @@ macro_rules! impl_store {
 }
 
 // The record's `seats`, taken out of the stored record by the database (a list needs them, not the
-// actions): the only JSON function the two backends spell differently.
+// actions): the only JSON function the two backends spell differently. The action log is read from
+// `room_log_all` on SQLite: `room_log` and the tail not yet moved into it (`tail.rs`).
 impl_store!(
     SqliteStore,
     Sqlite,
     Backend::Sqlite,
     "",
-    "json_extract(g.record, '$.seats')"
+    "json_extract(g.record, '$.seats')",
+    "room_log_all"
 );
 impl_store!(
     PgStore,
     Postgres,
     Backend::Postgres,
     " FOR UPDATE",
-    "g.record->'seats'"
+    "g.record->'seats'",
+    "room_log"
 );
