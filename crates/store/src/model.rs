@@ -153,6 +153,15 @@ impl LogEntry {
             && self.kind == other.kind
             && self.payload == other.payload
     }
+
+    /// What appending `self` is when `stored` holds its key already: a retry or a conflict.
+    pub fn outcome_against(&self, stored: &LogEntry) -> AppendOutcome {
+        if stored.same_as(self) {
+            AppendOutcome::Duplicate
+        } else {
+            AppendOutcome::SeqConflict
+        }
+    }
 }
 
 /// What happened to one entry of an append batch.

@@ -298,12 +298,7 @@ impl PgStore {
             .bind(e.seq)
             .fetch_one(&mut *conn)
             .await?;
-            let stored = Self::entry_from_row(&row)?;
-            resolved.push(if stored.same_as(e) {
-                AppendOutcome::Duplicate
-            } else {
-                AppendOutcome::SeqConflict
-            });
+            resolved.push(e.outcome_against(&Self::entry_from_row(&row)?));
         }
         Ok(resolved)
     }

@@ -49,9 +49,9 @@ impl Default for MergePolicy {
     fn default() -> Self {
         MergePolicy {
             interval: Duration::from_millis(100),
-            room_rows: 16,
+            room_rows: 32,
             age: Duration::from_secs(30),
-            step_rows: 1000,
+            step_rows: 256,
         }
     }
 }
@@ -405,12 +405,7 @@ async fn in_room_log(
 
 /// A retry (the same entry) or a conflict (another entry at its key), against the stored `row`.
 fn judge(row: &sqlx::sqlite::SqliteRow, e: &LogEntry) -> Result<AppendOutcome, StoreError> {
-    let stored = crate::SqliteStore::entry_from_row(row)?;
-    Ok(if stored.same_as(e) {
-        AppendOutcome::Duplicate
-    } else {
-        AppendOutcome::SeqConflict
-    })
+    Ok(e.outcome_against(&crate::SqliteStore::entry_from_row(row)?))
 }
 
 /// The moving task: every [`MergePolicy::interval`], steps until no room is due, each on the writing
