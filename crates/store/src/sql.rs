@@ -25,6 +25,10 @@ use crate::held::HeldConnection;
 use crate::model::now_millis;
 use crate::rated::{rated_players, rating_changes};
 use crate::tail::Tail;
+
+/// The entry `room_log` holds at a key, to tell a retry from a conflict (both backends).
+pub(crate) const ENTRY_AT_KEY: &str = "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
+     WHERE room_id = $1 AND game_no = $2 AND seq = $3";
 use crate::{
     AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, GameSummary, HistoryEntry,
     HistoryQuery, LeaderboardQuery, LeaderboardRow, LogEntry, Millis, NewPlayer, NewRoom,
@@ -156,6 +160,12 @@ impl SqliteStore {
             .await
     }
 
+    /// A closed room writes no more: its entries in the tail move at the next look instead of
+    /// waiting out their age (the memory of their keys goes with them).
+    fn room_closed(&self, id: &str) {
+        self.tail.hurry(id);
+    }
+
     /// Closes the writing and the checkpointer's connections (the checkpointer task then ends).
     async fn close_own_connections(&self) {
         self.writer.close().await;
@@ -202,6 +212,9 @@ impl PgStore {
         let mut conn = self.pool.acquire().await?;
         write(&mut conn).await
     }
+
+    /// Nothing to do: PostgreSQL's log has no tail.
+    fn room_closed(&self, _id: &str) {}
 
     /// Nothing beside the pool to close.
     async fn close_own_connections(&self) {}
@@ -289,15 +302,12 @@ impl PgStore {
                 resolved.push(outcome);
                 continue;
             }
-            let row = sqlx::query(
-                "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
-                     WHERE room_id = $1 AND game_no = $2 AND seq = $3",
-            )
-            .bind(&e.room_id)
-            .bind(e.game_no)
-            .bind(e.seq)
-            .fetch_one(&mut *conn)
-            .await?;
+            let row = sqlx::query(ENTRY_AT_KEY)
+                .bind(&e.room_id)
+                .bind(e.game_no)
+                .bind(e.seq)
+                .fetch_one(&mut *conn)
+                .await?;
             resolved.push(e.outcome_against(&Self::entry_from_row(&row)?));
         }
         Ok(resolved)
@@ -583,6 +593,11 @@ macro_rules! impl_store {
                         .ok_or_else(|| not_found("room", id))
                 })
                 .await
+                .inspect(|room| {
+                    if room.state == RoomState::Closed {
+                        self.room_closed(id);
+                    }
+                })
             }
 
             async fn authenticate_host(

@@ -122,6 +122,27 @@ async fn a_quiet_room_moves_once_its_oldest_entry_has_waited() {
     store.close().await;
 }
 
+/// A closed room writes no more, so its entries move at once instead of after their age (their
+/// keys leave the memory with them: after every room of a load has closed, nothing of it stays).
+#[tokio::test]
+async fn a_closed_room_moves_at_the_next_look() {
+    let (_dir, _url, store) = store_with(1000, Duration::from_secs(600)).await;
+    for seq in 0..3 {
+        store.append(&[entry("a", seq, json!(seq))]).await.unwrap();
+    }
+    store.append(&[entry("b", 0, json!(0))]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(rows_in(&store, "room_log", "a").await, 0, "open: waits");
+    store
+        .update_room("a", &json!({}), &json!({}), store::RoomState::Closed)
+        .await
+        .unwrap();
+    until_moved(&store, "a", 3).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(rows_in(&store, "room_log", "b").await, 0, "b is still open");
+    store.close().await;
+}
+
 /// A retry is a `Duplicate` and another entry at a taken key a `SeqConflict`, whether the stored
 /// entry is still in the tail or has moved, alone or in a batch with new entries.
 #[tokio::test]
