@@ -25,10 +25,6 @@ use crate::held::HeldConnection;
 use crate::model::now_millis;
 use crate::rated::{rated_players, rating_changes};
 use crate::tail::Tail;
-
-/// The entry `room_log` holds at a key, to tell a retry from a conflict (both backends).
-pub(crate) const ENTRY_AT_KEY: &str = "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
-     WHERE room_id = $1 AND game_no = $2 AND seq = $3";
 use crate::{
     AppendOutcome, Backend, EntryKind, FinishedGame, GameRecord, GameSummary, HistoryEntry,
     HistoryQuery, LeaderboardQuery, LeaderboardRow, LogEntry, Millis, NewPlayer, NewRoom,
@@ -36,6 +32,10 @@ use crate::{
     RoomGamesQuery, RoomState, SeatPlayer, SqliteSync, Store, StoreError, UnfinishedRoom,
     UnratedReason,
 };
+
+/// The entry `room_log` holds at a key, to tell a retry from a conflict (both backends).
+pub(crate) const ENTRY_AT_KEY: &str = "SELECT room_id, game_no, seq, kind, payload, at FROM room_log \
+     WHERE room_id = $1 AND game_no = $2 AND seq = $3";
 
 /// Rows per multi-row INSERT: 6 parameters each stays far below SQLite's 32,766 and PostgreSQL's
 /// 65,535 bound parameters per statement.

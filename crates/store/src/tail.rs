@@ -56,6 +56,23 @@ impl Default for MergePolicy {
     }
 }
 
+/// The move of the tail's rows chosen by the SQL condition `$rows` into `room_log`, in key order. A
+/// row `room_log` holds already is skipped, never a key conflict: it was moved by a step whose memory
+/// update was lost (the task dropped after its commit), or by a run that ended before deleting it.
+macro_rules! move_rows {
+    ($rows:literal) => {
+        concat!(
+            "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) \
+             SELECT t.room_id, t.game_no, t.seq, t.kind, t.payload, t.at FROM room_log_tail t \
+             WHERE ",
+            $rows,
+            " AND NOT EXISTS (SELECT 1 FROM room_log l \
+               WHERE l.room_id = t.room_id AND l.game_no = t.game_no AND l.seq = t.seq) \
+             ORDER BY t.room_id, t.game_no, t.seq"
+        )
+    };
+}
+
 /// An entry's key in the log.
 type Key = (String, i32, i64);
 
@@ -159,15 +176,7 @@ impl Tail {
         let last: Option<i64> = sqlx::query_scalar("SELECT MAX(id) FROM room_log_tail")
             .fetch_one(&mut *tx)
             .await?;
-        sqlx::query(
-            "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) \
-             SELECT t.room_id, t.game_no, t.seq, t.kind, t.payload, t.at FROM room_log_tail t \
-             WHERE NOT EXISTS (SELECT 1 FROM room_log l \
-               WHERE l.room_id = t.room_id AND l.game_no = t.game_no AND l.seq = t.seq) \
-             ORDER BY t.room_id, t.game_no, t.seq",
-        )
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(move_rows!("1")).execute(&mut *tx).await?;
         sqlx::query("DELETE FROM room_log_tail")
             .execute(&mut *tx)
             .await?;
@@ -250,10 +259,10 @@ impl Tail {
         }
         let mut state = self.state();
         let mut seen = HashSet::with_capacity(entries.len());
-        if !entries
-            .iter()
-            .all(|e| !state.keys.contains_key(&key_of(e)) && seen.insert(key_of(e)))
-        {
+        if !entries.iter().all(|e| {
+            let key = key_of(e);
+            !state.keys.contains_key(&key) && seen.insert(key)
+        }) {
             return None;
         }
         let ids = entries.iter().map(|e| state.remember(e)).collect();
@@ -355,20 +364,11 @@ impl Tail {
         };
         let started = Instant::now();
         let mut tx = sqlx::Connection::begin(&mut *conn).await?;
-        // A row already in `room_log` was moved by a step whose memory update was lost (the task
-        // dropped after its commit): skipped, never a key conflict.
-        let moved = sqlx::query(
-            "INSERT INTO room_log (room_id, game_no, seq, kind, payload, at) \
-             SELECT t.room_id, t.game_no, t.seq, t.kind, t.payload, t.at FROM room_log_tail t \
-             WHERE t.id IN (SELECT value FROM json_each($1)) \
-               AND NOT EXISTS (SELECT 1 FROM room_log l \
-                 WHERE l.room_id = t.room_id AND l.game_no = t.game_no AND l.seq = t.seq) \
-             ORDER BY t.room_id, t.game_no, t.seq",
-        )
-        .bind(Json(&ids))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
+        let moved = sqlx::query(move_rows!("t.id IN (SELECT value FROM json_each($1))"))
+            .bind(Json(&ids))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
         sqlx::query("DELETE FROM room_log_tail WHERE id < $1")
             .bind(low_water)
             .execute(&mut *tx)
