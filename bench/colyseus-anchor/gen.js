@@ -1,7 +1,8 @@
 // Load generator for the Colyseus relay (server.js), on Colyseus's own client (colyseus.js). It
 // measures what crates/loadgen measures for fourkings, with the same definitions:
 // - R rooms x 4 seats, each seat its own WebSocket; the rooms' first actions spread evenly over one
-//   cadence period; then each room acts once every C ms, the seats taking turns;
+//   cadence period; then each room acts once every C ms, the seats taking turns, for the S s window;
+// - actions per second: those sent inside the window and answered, per second of the window;
 // - act->event latency: from just before the acting seat's `act` is sent to the arrival of the
 //   `acted` event for it at that seat;
 // - server CPU during play: utime + stime of the server process (from /proc) from the moment every
@@ -63,12 +64,17 @@ async function openRooms(port, count, parallel = 32) {
   return rooms;
 }
 
-// Plays every room for `seconds`; the first action of room i is delayed by its share of one cadence
-// period (`offset` numbers this process's rooms among all processes' `total`).
+// Plays every room for `seconds`; room i acts at fixed instants, its first delayed by its share of one
+// cadence period (`offset` numbers this process's rooms among all processes' `total`), the k-th one
+// k cadences later (not a chain of timeouts, which drifts behind the cadence). No action is sent
+// after the window; the answers to those sent inside it are awaited (LAST_ANSWER_MS), and the rate is
+// these actions per second of the window, as crates/loadgen counts it.
+const LAST_ANSWER_MS = 1000;
 function play(rooms, cadenceMs, seconds, offset, total) {
   const latenciesUs = [];
   let errors = 0;
-  const began = Date.now();
+  let outstanding = 0; // actions sent whose answer has not come
+  const began = performance.now();
   const end = began + seconds * 1000;
   return new Promise((resolve) => {
     let running = rooms.length;
@@ -81,26 +87,26 @@ function play(rooms, cadenceMs, seconds, offset, total) {
           const sent = pending.get(m.n);
           if (sent === undefined) return;
           pending.delete(m.n);
+          outstanding--;
           latenciesUs.push(Number(process.hrtime.bigint() - sent) / 1000);
         }),
       );
       seats.forEach((seat) => seat.onError(() => errors++));
+      const first = began + (cadenceMs * ((offset + i) % total)) / total;
       const act = () => {
-        if (Date.now() >= end) {
-          // The last acks of play may still be on their way: wait for them, not counting the wait.
-          if (--running === 0) {
-            const elapsed = (Date.now() - began) / 1000;
-            setTimeout(() => resolve({ latenciesUs, errors, elapsed }), 200);
-          }
-          return;
-        }
         const seat = seats[turn % 4];
         const n = turn++;
         pending.set(n, process.hrtime.bigint());
+        outstanding++;
         seat.send("act", { n });
-        setTimeout(act, cadenceMs);
+        const next = first + turn * cadenceMs;
+        if (next < end) {
+          setTimeout(act, Math.max(0, next - performance.now()));
+        } else if (--running === 0) {
+          setTimeout(() => resolve({ latenciesUs, errors, unanswered: outstanding, elapsed: seconds }), Math.max(0, end - performance.now()) + LAST_ANSWER_MS);
+        }
       };
-      setTimeout(act, (cadenceMs * ((offset + i) % total)) / total);
+      setTimeout(act, first - performance.now());
     });
   });
 }
@@ -138,9 +144,10 @@ async function parent() {
   const cpuTo = a.serverPid ? cpuSeconds(a.serverPid) : 0;
   const lat = reports.flatMap((r) => r.latenciesUs).sort((x, y) => x - y);
   const errors = reports.reduce((x, r) => x + r.errors, 0);
+  const unanswered = reports.reduce((x, r) => x + r.unanswered, 0);
   const ms = (q) => (percentile(lat, q) / 1000).toFixed(2);
   console.log(`rooms ${a.rooms}  connections held ${held}  (processes ${children.length})`);
-  console.log(`actions ${lat.length} in ${elapsed.toFixed(1)} s = ${(lat.length / elapsed).toFixed(1)} actions/s  (errors ${errors})`);
+  console.log(`actions ${lat.length} in the ${elapsed.toFixed(1)} s window = ${(lat.length / elapsed).toFixed(1)} actions/s  (errors ${errors}, unanswered a second after the window ${unanswered})`);
   console.log(`act->event latency ms: p50 ${ms(0.5)}  p95 ${ms(0.95)}  p99 ${ms(0.99)}  max ${ms(1)}`);
   if (a.serverPid) {
     const cpu = cpuTo - cpuFrom;

@@ -13,7 +13,10 @@
 //!
 //! Measuring notes: the rooms' cadences are spread evenly over the cadence period (all rooms acting
 //! in the same millisecond would measure a burst, not a rate), and every seat keeps its own latency
-//! samples (no shared lock on the measuring path).
+//! samples (no shared lock on the measuring path). The window opens once every room is started and
+//! its first seat holds its decision; the rate counts the actions sent inside it and answered (a
+//! late answer is awaited a second), per second of the window, so a server that keeps up shows the
+//! offered rate, rooms × 1000 / cadence.
 //!
 //! `--cpu-rooms M` also opens M rooms of four CPU players (no connections) and starts them just before
 //! play, to measure humans' latency while bots play beside them; how many log entries the server
@@ -107,14 +110,18 @@ struct Report {
     held: usize,
     actions: u64,
     errors: u64,
+    unanswered: u64,
     elapsed: f64,
     latencies_us: Vec<u64>,
+    /// The generator's own CPU during play, in clock ticks (to show it is not the bottleneck).
+    cpu_ticks: u64,
 }
 
 impl Report {
     fn to_json(&self) -> Value {
         json!({"held": self.held, "actions": self.actions, "errors": self.errors,
-               "elapsed": self.elapsed, "latencies_us": self.latencies_us})
+               "unanswered": self.unanswered, "elapsed": self.elapsed, "latencies_us": self.latencies_us,
+               "cpu_ticks": self.cpu_ticks})
     }
 
     fn from_json(v: &Value) -> Report {
@@ -122,11 +129,13 @@ impl Report {
             held: v["held"].as_u64().unwrap_or(0) as usize,
             actions: v["actions"].as_u64().unwrap_or(0),
             errors: v["errors"].as_u64().unwrap_or(0),
+            unanswered: v["unanswered"].as_u64().unwrap_or(0),
             elapsed: v["elapsed"].as_f64().unwrap_or(0.0),
             latencies_us: v["latencies_us"]
                 .as_array()
                 .map(|a| a.iter().filter_map(Value::as_u64).collect())
                 .unwrap_or_default(),
+            cpu_ticks: v["cpu_ticks"].as_u64().unwrap_or(0),
         }
     }
 
@@ -134,8 +143,10 @@ impl Report {
         self.held += other.held;
         self.actions += other.actions;
         self.errors += other.errors;
+        self.unanswered += other.unanswered;
         self.elapsed = self.elapsed.max(other.elapsed);
         self.latencies_us.extend(other.latencies_us);
+        self.cpu_ticks += other.cpu_ticks;
     }
 }
 
@@ -145,6 +156,10 @@ struct Counters {
     errors: AtomicU64,
     /// Actions whose `acted` event came back (for the samples during play).
     acted: AtomicU64,
+    /// Actions sent inside the window whose answer had not come a second after it.
+    unanswered: AtomicU64,
+    /// Seats that got their first `view` (a decision) since their room started: one per started room.
+    deciding: AtomicUsize,
 }
 
 /// The server's CPU time so far (user + system), in clock ticks of 10 ms.
@@ -195,8 +210,11 @@ async fn join(url: &str, room: &str, token: &str) -> anyhow::Result<(Ws, Value)>
     anyhow::bail!("room {room}: too many redirects")
 }
 
-/// When play stops; unset until the parent says go.
+/// When play stops; unset until every room is started and its first seat has its decision.
 type Stop = Arc<OnceLock<Instant>>;
+
+/// How long after the window a seat still waits for the answer to an action it sent inside it.
+const LAST_ANSWER: Duration = Duration::from_secs(1);
 
 /// WebSocket handshakes and joins in flight at once, per process. Thousands at once on a busy
 /// machine left some waiting longer than the server's header timeout or join deadline, and the server
@@ -227,19 +245,30 @@ async fn seat(
     let mut sent: Option<Instant> = None;
     let mut ack = 0u64;
     let mut view: Option<Value> = None;
+    let mut decided = false;
     loop {
         let remaining = match stop.get() {
+            // After the window, only the answer to an action sent inside it is awaited.
             Some(stop) => {
-                let left = stop.saturating_duration_since(Instant::now());
+                let until = if sent.is_some() {
+                    *stop + LAST_ANSWER
+                } else {
+                    *stop
+                };
+                let left = until.saturating_duration_since(Instant::now());
                 if left.is_zero() {
+                    if sent.is_some() {
+                        counters.unanswered.fetch_add(1, Ordering::Relaxed);
+                    }
                     break;
                 }
                 left
             }
             None => Duration::from_millis(200),
         };
-        // Act when a current view is there and it is this room's slot.
-        if let (Some(w), None) = (&view, &sent) {
+        // Act when play has begun, a current view is there and it is this room's slot: never after
+        // the window, so that every room offers the same actions per second of it.
+        if let (Some(w), None, Some(stop)) = (&view, &sent, stop.get()) {
             if w["v"].as_u64() == Some(v) {
                 let slot = {
                     let mut next = next_slot.lock().expect("not poisoned");
@@ -247,6 +276,9 @@ async fn seat(
                     *next = slot + cadence;
                     slot
                 };
+                if slot >= *stop {
+                    break;
+                }
                 tokio::time::sleep_until(slot.into()).await;
                 let legal = w["legal"].as_array().cloned().unwrap_or_default();
                 let action = legal.choose(&mut rand::rng()).cloned();
@@ -294,7 +326,13 @@ async fn seat(
                     }
                 }
             }
-            "view" => view = Some(m),
+            "view" => {
+                if !decided {
+                    decided = true;
+                    counters.deciding.fetch_add(1, Ordering::Relaxed);
+                }
+                view = Some(m);
+            }
             "error" => {
                 counters.errors.fetch_add(1, Ordering::Relaxed);
                 sent = None;
@@ -480,20 +518,25 @@ async fn sample_line(args: &Args, began: Instant, acted: u64) -> String {
 }
 
 async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
+    // Every room is started, and its first seat holds its decision, before the window opens: the
+    // rate is then the steady one (1,000 serial starts take about a second, which counted as play).
+    for (room, host_token, _) in &p.rooms {
+        call(
+            args.addr,
+            "POST",
+            &format!("/rooms/{room}/start"),
+            Some(host_token),
+            "{}",
+        )
+        .await?;
+    }
+    let deciding_until = Instant::now() + Duration::from_secs(30);
+    while p.counters.deciding.load(Ordering::Relaxed) < p.rooms.len()
+        && Instant::now() < deciding_until
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let began = Instant::now();
-    let sampler = (args.sample_secs > 0).then(|| {
-        let args = args.clone();
-        let counters = p.counters.clone();
-        tokio::spawn(async move {
-            let every = Duration::from_secs(args.sample_secs);
-            while began.elapsed() < Duration::from_secs(args.seconds) {
-                let acted = counters.acted.load(Ordering::Relaxed);
-                println!("{}", sample_line(&args, began, acted).await);
-                tokio::time::sleep(every).await;
-            }
-        })
-    });
-    let _ = p.stop.set(began + Duration::from_secs(args.seconds));
     // Spread the rooms' first actions evenly over one cadence period, across all processes.
     let offset = args.child_offset.unwrap_or(0);
     let total = args.total_rooms.unwrap_or(args.rooms).max(1);
@@ -506,20 +549,24 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
         };
         *slot.lock().expect("not poisoned") = began + phase;
     }
-    for (room, host_token, _) in &p.rooms {
-        call(
-            args.addr,
-            "POST",
-            &format!("/rooms/{room}/start"),
-            Some(host_token),
-            "{}",
-        )
-        .await?;
-    }
+    let _ = p.stop.set(began + Duration::from_secs(args.seconds));
+    let sampler = (args.sample_secs > 0).then(|| {
+        let args = args.clone();
+        let counters = p.counters.clone();
+        tokio::spawn(async move {
+            let every = Duration::from_secs(args.sample_secs);
+            while began.elapsed() < Duration::from_secs(args.seconds) {
+                let acted = counters.acted.load(Ordering::Relaxed);
+                println!("{}", sample_line(&args, began, acted).await);
+                tokio::time::sleep(every).await;
+            }
+        })
+    });
     // The server's CPU per action is measured from here (every room started) to the end of play, so
     // that neither the setup nor the starts count; on a busy machine it stays meaningful where
     // latencies do not. One process only (children do not know the server).
     let cpu_from = args.server_pid.and_then(cpu_ticks);
+    let own_cpu_from = cpu_ticks(std::process::id());
     let logged_from = logged_entries(args.addr).await;
     let acted_from = p.counters.acted.load(Ordering::Relaxed);
     let mut report = Report {
@@ -534,7 +581,11 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     if let Some(sampler) = sampler {
         sampler.abort();
     }
-    report.elapsed = began.elapsed().as_secs_f64();
+    // The rate is over the window: the actions sent inside it and answered, per second of it.
+    report.elapsed = args.seconds as f64;
+    if let (Some(from), Some(to)) = (own_cpu_from, cpu_ticks(std::process::id())) {
+        report.cpu_ticks = to - from;
+    }
     if let (Some(from), Some(to)) = (cpu_from, args.server_pid.and_then(cpu_ticks)) {
         let acted = p.counters.acted.load(Ordering::Relaxed) - acted_from;
         let seconds = (to - from) as f64 / 100.0;
@@ -554,6 +605,7 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     }
     report.actions = report.latencies_us.len() as u64;
     report.errors = p.counters.errors.load(Ordering::Relaxed);
+    report.unanswered = p.counters.unanswered.load(Ordering::Relaxed);
     Ok(report)
 }
 
@@ -735,11 +787,18 @@ async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
         );
     }
     println!(
-        "actions {} in {:.1} s = {:.1} actions/s  (errors {})",
+        "actions {} in the {:.1} s window = {:.1} actions/s  (errors {}, unanswered a second after the window {})",
         report.actions,
         report.elapsed,
         report.actions as f64 / report.elapsed.max(1e-9),
-        report.errors
+        report.errors,
+        report.unanswered
+    );
+    let generator_cpu = report.cpu_ticks as f64 / 100.0;
+    println!(
+        "generator CPU during play: {generator_cpu:.2} s over {:.1} s ({:.1}% of a core)",
+        report.elapsed,
+        generator_cpu * 100.0 / report.elapsed.max(1e-9)
     );
     println!(
         "act->event latency ms: p50 {:.2}  p95 {:.2}  p99 {:.2}  max {:.2}",
