@@ -8,14 +8,14 @@
 // - server CPU during play: utime + stime of the server process (from /proc) from the moment every
 //   room is started to the end of play, divided by the actions acknowledged in that window;
 // - memory per connection: (server RSS with every connection held - RSS before) / connections.
-// Usage: node gen.js --port P --rooms R --cadence-ms C --seconds S --procs N --server-pid PID
+// Usage: node gen.js --port P --rooms R --cadence-ms C --seconds S --procs N --server-pid PID [--hold-secs H]
 "use strict";
 const { fork } = require("node:child_process");
 const fs = require("node:fs");
 const { Client } = require("colyseus.js");
 
 function args() {
-  const a = { port: 2567, rooms: 100, cadenceMs: 1000, seconds: 20, procs: 1, serverPid: 0 };
+  const a = { port: 2567, rooms: 100, cadenceMs: 1000, seconds: 20, procs: 1, serverPid: 0, holdSecs: 0 };
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, "").replace(/-([a-z])/g, (_, c) => c.toUpperCase());
@@ -138,6 +138,9 @@ async function parent() {
     .reduce((x, y) => x + y, 0);
   await new Promise((r) => setTimeout(r, 500));
   const rssHeld = a.serverPid ? rssKib(a.serverPid) : 0;
+  // --hold-secs: the connections idle this long before play, and the RSS is read again.
+  await new Promise((r) => setTimeout(r, a.holdSecs * 1000));
+  const rssIdle = a.serverPid ? rssKib(a.serverPid) : 0;
   const cpuFrom = a.serverPid ? cpuSeconds(a.serverPid) : 0;
   const reports = await Promise.all(children.map((c) => new Promise((r) => { c.once("message", r); c.send("go"); })));
   const elapsed = Math.max(...reports.map((r) => r.elapsed));
@@ -153,6 +156,9 @@ async function parent() {
     const cpu = cpuTo - cpuFrom;
     console.log(`server CPU during play: ${cpu.toFixed(2)} s for ${lat.length} actions = ${((cpu * 1000) / Math.max(1, lat.length)).toFixed(3)} ms per action`);
     console.log(`server RSS ${rssBefore} KiB -> ${rssHeld} KiB with the connections held: ${((rssHeld - rssBefore) / Math.max(1, held)).toFixed(1)} KiB per connection`);
+    if (a.holdSecs > 0) {
+      console.log(`server RSS ${rssBefore} KiB -> ${rssIdle} KiB after ${a.holdSecs} s idle: ${((rssIdle - rssBefore) / Math.max(1, held)).toFixed(1)} KiB per connection`);
+    }
     console.log(`server RSS after play: ${rssKib(a.serverPid)} KiB`);
   }
   const genCpu = reports.reduce((x, r) => x + r.cpuUs, 0) / 1e6;

@@ -638,8 +638,9 @@ async fn child(args: Arc<Args>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Run `procs` children over the rooms; every child's report merged.
-fn run_children(args: &Args, rss: impl FnOnce()) -> anyhow::Result<Report> {
+/// Run `procs` children over the rooms; every child's report merged. `read` is called once every
+/// connection is held, and again after `--hold-secs`.
+fn run_children(args: &Args, mut read: impl FnMut()) -> anyhow::Result<Report> {
     let procs = args.procs.max(1);
     let exe = std::env::current_exe()?;
     let mut children = Vec::new();
@@ -682,9 +683,10 @@ fn run_children(args: &Args, rss: impl FnOnce()) -> anyhow::Result<Report> {
         outputs.push(lines);
     }
     // Every connection of every child is held now.
-    rss();
+    read();
     if args.hold_secs > 0 {
         tokio::runtime::Handle::current().block_on(hold(args));
+        read();
     }
     for child in &mut children {
         writeln!(child.stdin.as_mut().expect("piped"), "go")?;
@@ -742,23 +744,27 @@ async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
     };
     let rss_before = args.server_pid.and_then(rss_kib);
     let heap_before = heap_kib(args.addr).await;
-    let mut rss_held = None;
-    let mut heap_held = None;
+    // The server's memory with every connection held, then (with `--hold-secs`) after they idled.
+    let mut readings: Vec<(Option<u64>, Option<HeapKib>)> = Vec::new();
     let mut report = if args.procs > 1 {
         let args = args.clone();
-        let held = (&mut rss_held, &mut heap_held);
+        let readings = &mut readings;
         tokio::task::block_in_place(|| {
             run_children(&args, || {
-                *held.0 = args.server_pid.and_then(rss_kib);
-                *held.1 = tokio::runtime::Handle::current().block_on(heap_kib(args.addr));
+                readings.push((
+                    args.server_pid.and_then(rss_kib),
+                    tokio::runtime::Handle::current().block_on(heap_kib(args.addr)),
+                ))
             })
         })?
     } else {
         let prepared = prepare(args.clone()).await?;
         tokio::time::sleep(Duration::from_millis(500)).await;
-        rss_held = args.server_pid.and_then(rss_kib);
-        heap_held = heap_kib(args.addr).await;
-        hold(args).await;
+        readings.push((args.server_pid.and_then(rss_kib), heap_kib(args.addr).await));
+        if args.hold_secs > 0 {
+            hold(args).await;
+            readings.push((args.server_pid.and_then(rss_kib), heap_kib(args.addr).await));
+        }
         // Started just before play, so that their games overlap the measured minute (and not the
         // humans' setup, however long that takes).
         cpu_rooms = open_cpu_rooms(args).await?;
@@ -807,18 +813,28 @@ async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
         percentile(lat, 0.99),
         percentile(lat, 1.0)
     );
-    if let (Some(before), Some(after)) = (rss_before, rss_held) {
-        println!(
-            "server RSS {before} KiB -> {after} KiB with the connections held: {:.1} KiB per connection",
-            (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
-        );
-    }
-    if let (Some(before), Some(after)) = (heap_before, heap_held) {
-        let (before, after) = (before.allocated, after.allocated);
-        println!(
-            "server heap allocated {before} KiB -> {after} KiB with the connections held: {:.2} KiB per connection",
-            (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
-        );
+    for (i, (rss_held, heap_held)) in readings.into_iter().enumerate() {
+        let when = if i == 0 {
+            "with the connections held".to_owned()
+        } else {
+            format!("after {} s idle", args.hold_secs)
+        };
+        if let (Some(before), Some(after)) = (rss_before, rss_held) {
+            println!(
+                "server RSS {before} KiB -> {after} KiB {when}: {:.1} KiB per connection",
+                (after.saturating_sub(before)) as f64 / report.held.max(1) as f64
+            );
+        }
+        if let (Some(before), Some(after)) = (heap_before, heap_held) {
+            println!(
+                "server heap allocated {} KiB -> {} KiB {when}: {:.2} KiB per connection (resident {} KiB)",
+                before.allocated,
+                after.allocated,
+                (after.allocated.saturating_sub(before.allocated)) as f64
+                    / report.held.max(1) as f64,
+                after.resident
+            );
+        }
     }
     if args.close_wait_secs > 0 {
         let until = Instant::now() + Duration::from_secs(args.close_wait_secs);

@@ -8,7 +8,7 @@
 //! different one, and every human seat to have played (`ratings.min_moves`); a game that misses one
 //! of these is recorded unrated with the reason ([`UnratedReason`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,7 +40,7 @@ pub struct StoreLog {
     pub min_moves: u32,
     /// Per room, the signal that its latest finished game is recorded: game n+1 is written only
     /// after game n, so it is rated from game n's results even when an outage made both wait.
-    pub recorded: RecordOrder,
+    pub recorded: Arc<RecordOrder>,
     /// The server's runtime, where every database call runs, whichever runtime the calling room is
     /// on: a database driver may start a connection thread from the calling thread, and a thread
     /// inherits its creator's priority, so a connection opened from the CPU lane (nice 19, see
@@ -50,8 +50,33 @@ pub struct StoreLog {
 
 /// Per room, a receiver that resolves when the room's last game handed to `record_game` is written
 /// (or given up). The room hands its games over in game order, so a chain of these keeps that order.
-pub type RecordOrder =
-    Arc<std::sync::Mutex<std::collections::HashMap<String, oneshot::Receiver<()>>>>;
+#[derive(Debug, Default)]
+pub struct RecordOrder(std::sync::Mutex<HashMap<String, oneshot::Receiver<()>>>);
+
+impl RecordOrder {
+    /// Makes `finished` the room's latest recording; returns the one before it, to wait for.
+    fn follow(&self, room: &str, finished: oneshot::Receiver<()>) -> Option<oneshot::Receiver<()>> {
+        self.lock().insert(room.to_owned(), finished)
+    }
+
+    /// The room closed: nothing more of it to order. The map also gives back the capacity of a
+    /// busier moment once it is mostly empty: it kept its largest size otherwise, about 66 KiB
+    /// after 1,000 rooms had all closed (a heap profile, docs/benchmarks.md; issue 20, target 1:
+    /// the heap returns to where it started). Only when a quarter or less is used, so that a steady
+    /// load does not grow and shrink it back and forth (the log tail's rule, `store::tail`).
+    fn forget(&self, room: &str) {
+        let mut rooms = self.lock();
+        rooms.remove(room);
+        let len = rooms.len();
+        if rooms.capacity() > 64 && len * 4 <= rooms.capacity() {
+            rooms.shrink_to(len * 2);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Receiver<()>>> {
+        self.0.lock().expect("record order lock")
+    }
+}
 
 /// Where room log entries go.
 #[derive(Debug, Clone)]
@@ -103,11 +128,7 @@ impl ActionLog for StoreLog {
         let min_moves = self.min_moves;
         // Taken now, in the order the room calls (its game order), not when the future first runs.
         let (done, finished) = oneshot::channel();
-        let previous = self
-            .recorded
-            .lock()
-            .expect("record order lock")
-            .insert(doc.room.clone(), finished);
+        let previous = self.recorded.follow(&doc.room, finished);
         let recording = self.home.spawn(async move {
             if let Some(previous) = previous {
                 // An error only means the earlier recording was dropped: nothing to wait for.
@@ -123,10 +144,7 @@ impl ActionLog for StoreLog {
     }
 
     fn room_closed(&self, room: &str) {
-        self.recorded
-            .lock()
-            .expect("record order lock")
-            .remove(room);
+        self.recorded.forget(room);
         // Cluster mode: nothing more is written for the room from now on; it is given up in the
         // database only once it is marked closed, so that no node's sweep adopts it meanwhile.
         let release = match &self.writer {
@@ -359,4 +377,34 @@ pub async fn recover(
         rebuilt,
         expired: stale.len(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_record_order_gives_its_memory_back_once_the_rooms_closed() {
+        let order = RecordOrder::default();
+        let rooms: Vec<String> = (0..1000).map(|i| format!("room{i}")).collect();
+        for room in &rooms {
+            let (_done, finished) = oneshot::channel();
+            assert!(order.follow(room, finished).is_none());
+        }
+        let busiest = order.lock().capacity();
+        assert!(busiest >= 1000);
+        for room in &rooms[..990] {
+            order.forget(room);
+        }
+        // Ten rooms left: the map holds about what they need, not the thousand's capacity.
+        let left = order.lock().capacity();
+        assert!(
+            left <= 64,
+            "capacity {left} after 990 of {busiest} rooms closed"
+        );
+        assert_eq!(order.lock().len(), 10);
+        // The chain still works for the rooms left.
+        let (_done, finished) = oneshot::channel();
+        assert!(order.follow(&rooms[995], finished).is_some());
+    }
 }
