@@ -109,7 +109,7 @@ impl Default for OpenOptions {
             acquire_timeout: Duration::from_secs(10),
             pg_idle_in_transaction: Duration::from_secs(5),
             sqlite_sync: SqliteSync::Full,
-            sqlite_log_cache_kib: 16 * 1024,
+            sqlite_log_cache_kib: 4 * 1024,
             sqlite_checkpoint: checkpoint::CheckpointPolicy::default(),
             sqlite_log_merge: tail::MergePolicy::default(),
         }
