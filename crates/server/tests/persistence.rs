@@ -166,9 +166,7 @@ async fn stop_mid_game(game: Value, stop: Stop) {
     // The server records the finished game right after `game_over`.
 
     // The finished game is in the database with every action, once.
-    let store = store::open(&format!("sqlite://{}/fourkings.db", dir.path().display()))
-        .await
-        .unwrap();
+    let store = open_beside(&dir).await;
     let record = recorded_game(&store, &format!("{room}-1")).await;
     let actions: Vec<Value> = record.game.record["actions"]
         .as_array()
@@ -295,9 +293,7 @@ async fn a_lobby_survives_a_restart_and_a_rated_game_rates_once() {
     assert_eq!(status, 200);
     tokio::time::sleep(Duration::from_millis(500)).await;
     server.kill9();
-    let store = store::open(&format!("sqlite://{}/fourkings.db", dir.path().display()))
-        .await
-        .unwrap();
+    let store = open_beside(&dir).await;
     let profile = store.profile(&player_id, 10).await.unwrap().unwrap();
     assert_eq!(profile.history.len(), 1, "rated exactly once");
     assert_eq!(profile.ratings.len(), 1);
@@ -354,9 +350,7 @@ async fn a_restart_rebuilds_live_rooms_and_closes_expired_lobbies() {
         (404, &json!("unknown_room"))
     );
     server.kill9();
-    let store = store::open(&format!("sqlite://{}/fourkings.db", dir.path().display()))
-        .await
-        .unwrap();
+    let store = open_beside(&dir).await;
     assert_eq!(
         store.room(&stale).await.unwrap().unwrap().state,
         store::RoomState::Closed,
@@ -523,9 +517,7 @@ async fn database_work_of_a_cpu_lane_room_runs_at_the_servers_priority() {
     }
     assert!(closed, "the idle lobby closed");
     // Marking it closed in the database follows the room's end.
-    let store = store::open(&format!("sqlite://{}/fourkings.db", dir.path().display()))
-        .await
-        .unwrap();
+    let store = open_beside(&dir).await;
     let mut marked = false;
     for _ in 0..200 {
         let row = store
@@ -546,4 +538,19 @@ async fn database_work_of_a_cpu_lane_room_runs_at_the_servers_priority() {
         nices.iter().all(|n| *n == 0),
         "SQLite connection threads at nice {nices:?}"
     );
+}
+
+/// The server's database, opened beside the running server. Opening a store writes (the log tail
+/// moves what it holds), so it can meet the server's own writer: SQLite answers `database is locked`
+/// (BUSY_SNAPSHOT, which its busy timeout does not retry). Tried again for a few seconds.
+async fn open_beside(dir: &tempfile::TempDir) -> std::sync::Arc<dyn store::Store> {
+    let url = format!("sqlite://{}/fourkings.db", dir.path().display());
+    for _ in 0..50 {
+        match store::open(&url).await {
+            Ok(store) => return store,
+            Err(e) => eprintln!("opening the database beside the server: {e}; again"),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    store::open(&url).await.unwrap()
 }
