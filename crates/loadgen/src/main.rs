@@ -609,11 +609,9 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     Ok(report)
 }
 
-/// `--hold-secs`: say that the connections are held, then wait with them idle.
+/// `--hold-secs` (its callers skip it at 0): say that the connections are held, then wait with
+/// them idle.
 async fn hold(args: &Args) {
-    if args.hold_secs == 0 {
-        return;
-    }
     println!(
         "every connection held: idle for {} s before play",
         args.hold_secs

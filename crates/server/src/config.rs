@@ -325,6 +325,7 @@ impl Config {
                 age: Duration::from_millis(self.database.sqlite_log_merge_age_ms),
                 step_rows: self.database.sqlite_log_merge_step_entries,
             },
+            read_only: false,
         }
     }
 }

@@ -59,18 +59,12 @@ impl RecordOrder {
         self.lock().insert(room.to_owned(), finished)
     }
 
-    /// The room closed: nothing more of it to order. The map also gives back the capacity of a
-    /// busier moment once it is mostly empty: it kept its largest size otherwise, about 66 KiB
-    /// after 1,000 rooms had all closed (a heap profile, docs/benchmarks.md; issue 20, target 1:
-    /// the heap returns to where it started). Only when a quarter or less is used, so that a steady
-    /// load does not grow and shrink it back and forth (the log tail's rule, `store::tail`).
+    /// The room closed: nothing more of it to order; the map gives back the capacity of a busier
+    /// moment once it is mostly empty ([`store::sparse`]).
     fn forget(&self, room: &str) {
         let mut rooms = self.lock();
         rooms.remove(room);
-        let len = rooms.len();
-        if rooms.capacity() > 64 && len * 4 <= rooms.capacity() {
-            rooms.shrink_to(len * 2);
-        }
+        store::sparse::give_back(&mut *rooms);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Receiver<()>>> {

@@ -540,17 +540,9 @@ async fn database_work_of_a_cpu_lane_room_runs_at_the_servers_priority() {
     );
 }
 
-/// The server's database, opened beside the running server. Opening a store writes (the log tail
-/// moves what it holds), so it can meet the server's own writer: SQLite answers `database is locked`
-/// (BUSY_SNAPSHOT, which its busy timeout does not retry). Tried again for a few seconds.
+/// The server's database, opened to read beside the running server (nothing written, so nothing
+/// meets the server's own writer).
 async fn open_beside(dir: &tempfile::TempDir) -> std::sync::Arc<dyn store::Store> {
     let url = format!("sqlite://{}/fourkings.db", dir.path().display());
-    for _ in 0..50 {
-        match store::open(&url).await {
-            Ok(store) => return store,
-            Err(e) => eprintln!("opening the database beside the server: {e}; again"),
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    store::open(&url).await.unwrap()
+    store::open_to_read(&url).await.unwrap()
 }

@@ -33,6 +33,7 @@ mod error;
 mod held;
 mod model;
 mod rated;
+pub mod sparse;
 mod spool;
 mod sql;
 pub mod tail;
@@ -86,6 +87,11 @@ pub struct OpenOptions {
     pub sqlite_checkpoint: checkpoint::CheckpointPolicy,
     /// SQLite only: when the action log's newest entries move into its room-keyed table ([`tail`]).
     pub sqlite_log_merge: tail::MergePolicy,
+    /// Opened to read beside the server that owns the database (tools, tests): nothing is written,
+    /// neither a migration nor the move of a previous run's log tail nor a checkpoint, and a write
+    /// fails with the database's own read-only error. A second writer would move the tail rows the
+    /// running server still counts as its own (see [`open_to_read`]).
+    pub read_only: bool,
 }
 
 /// SQLite's `synchronous` setting for the WAL journal: what an acknowledged commit survives.
@@ -112,6 +118,7 @@ impl Default for OpenOptions {
             sqlite_log_cache_kib: 4 * 1024,
             sqlite_checkpoint: checkpoint::CheckpointPolicy::default(),
             sqlite_log_merge: tail::MergePolicy::default(),
+            read_only: false,
         }
     }
 }
@@ -119,6 +126,16 @@ impl Default for OpenOptions {
 /// Opens the database at `url` (`sqlite:…` or `postgres://…`/`postgresql://…`) and migrates it.
 pub async fn open(url: &str) -> Result<Arc<dyn Store>, StoreError> {
     open_with(url, &OpenOptions::default()).await
+}
+
+/// Opens the database at `url` to read it beside the server that writes it (see
+/// [`OpenOptions::read_only`]).
+pub async fn open_to_read(url: &str) -> Result<Arc<dyn Store>, StoreError> {
+    let options = OpenOptions {
+        read_only: true,
+        ..OpenOptions::default()
+    };
+    open_with(url, &options).await
 }
 
 /// [`open`] with explicit connection settings.

@@ -47,8 +47,8 @@ pub struct SqliteStore {
     pool: sqlx::SqlitePool,
     /// The one connection that writes (see [`SqliteStore::open`]), held between writes.
     writer: Arc<HeldConnection<Sqlite>>,
-    /// The background checkpointer's connection ([`crate::checkpoint`]).
-    checkpointer: sqlx::SqlitePool,
+    /// The background checkpointer's connection ([`crate::checkpoint`]); none when opened to read.
+    checkpointer: Option<sqlx::SqlitePool>,
     /// The action log's newest entries, before they move into `room_log` ([`crate::tail`]).
     tail: Arc<Tail>,
 }
@@ -57,7 +57,8 @@ impl SqliteStore {
     /// Opens (creating the file and its folder if needed) and migrates a SQLite database.
     pub async fn open(url: &str, options: &OpenOptions) -> Result<SqliteStore, StoreError> {
         let connect = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
+            .create_if_missing(!options.read_only)
+            .read_only(options.read_only)
             .journal_mode(SqliteJournalMode::Wal)
             // FULL (the default): fsync at every commit, so an acknowledged action survives a power
             // cut; NORMAL only a process crash (see the crate documentation).
@@ -83,7 +84,9 @@ impl SqliteStore {
             .acquire_timeout(options.acquire_timeout)
             .connect_with(connect.clone())
             .await?;
-        sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+        if !options.read_only {
+            sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+        }
         // Every write goes through one connection of its own, held between writes; the pool only
         // reads. SQLite lets one connection write at a time: a second writer that finds the lock
         // taken sleeps in SQLite's busy handler (1, 2, 5, 10, 15, 20 ms … between tries). Beside
@@ -108,6 +111,15 @@ impl SqliteStore {
             .await?;
         let writer = Arc::new(HeldConnection::new(writer));
         let merge = options.sqlite_log_merge;
+        if options.read_only {
+            let tail = Arc::new(Tail::beside(merge));
+            return Ok(SqliteStore {
+                pool,
+                writer,
+                checkpointer: None,
+                tail,
+            });
+        }
         let tail = Arc::new(
             writer
                 .run(async |conn| Tail::open(conn, merge).await)
@@ -123,7 +135,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             pool,
             writer,
-            checkpointer,
+            checkpointer: Some(checkpointer),
             tail,
         })
     }
@@ -169,7 +181,9 @@ impl SqliteStore {
     /// Closes the writing and the checkpointer's connections (the checkpointer task then ends).
     async fn close_own_connections(&self) {
         self.writer.close().await;
-        self.checkpointer.close().await;
+        if let Some(checkpointer) = &self.checkpointer {
+            checkpointer.close().await;
+        }
     }
 }
 
@@ -183,17 +197,25 @@ impl PgStore {
     /// Connects to and migrates a PostgreSQL database.
     pub async fn open(url: &str, options: &OpenOptions) -> Result<PgStore, StoreError> {
         let idle_in_transaction = format!("{}ms", options.pg_idle_in_transaction.as_millis());
-        let connect = PgConnectOptions::from_str(url)?
-            .options([("idle_in_transaction_session_timeout", idle_in_transaction)]);
+        let read_only = if options.read_only { "on" } else { "off" };
+        let connect = PgConnectOptions::from_str(url)?.options([
+            (
+                "idle_in_transaction_session_timeout",
+                idle_in_transaction.as_str(),
+            ),
+            ("default_transaction_read_only", read_only),
+        ]);
         let pool = PgPoolOptions::new()
             .max_connections(options.max_connections.max(1))
             .idle_timeout(options.pool_idle)
             .acquire_timeout(options.acquire_timeout)
             .connect_with(connect)
             .await?;
-        sqlx::migrate!("../../migrations/postgres")
-            .run(&pool)
-            .await?;
+        if !options.read_only {
+            sqlx::migrate!("../../migrations/postgres")
+                .run(&pool)
+                .await?;
+        }
         Ok(PgStore { pool })
     }
 

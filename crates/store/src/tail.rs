@@ -139,18 +139,11 @@ impl State {
             .unwrap_or(self.next_id)
     }
 
-    /// Gives back the capacity of a busier moment once the maps are mostly empty: a map keeps its
-    /// largest size otherwise, and at 1,000 rooms the keys alone held about 3 MiB after every room
-    /// had closed (issue 20, target 1: the heap returns to where it started). Only when a quarter or
-    /// less is used, so that a steady load does not grow and shrink the maps back and forth.
+    /// Gives back the capacity of a busier moment once the maps are mostly empty
+    /// ([`crate::sparse`]).
     fn shrink(&mut self) {
-        fn sparse<K: Eq + std::hash::Hash, V>(map: &mut HashMap<K, V>) {
-            if map.capacity() > 64 && map.len() * 4 <= map.capacity() {
-                map.shrink_to(map.len() * 2);
-            }
-        }
-        sparse(&mut self.keys);
-        sparse(&mut self.rooms);
+        crate::sparse::give_back(&mut self.keys);
+        crate::sparse::give_back(&mut self.rooms);
     }
 
     fn publish(&self) {
@@ -190,6 +183,16 @@ impl Tail {
             state: std::sync::Mutex::new(state),
             policy,
         })
+    }
+
+    /// The tail of a store opened to read beside the server that owns the database: it moves
+    /// nothing (those rows are the server's) and, never appended to, remembers nothing; reads see the
+    /// server's tail rows through the `room_log_all` view.
+    pub(crate) fn beside(policy: MergePolicy) -> Tail {
+        Tail {
+            state: std::sync::Mutex::new(State::default()),
+            policy,
+        }
     }
 
     pub(crate) fn policy(&self) -> MergePolicy {

@@ -227,3 +227,28 @@ async fn a_tail_left_by_a_previous_run_moves_at_the_next_start() {
     assert_eq!(seqs(&store.load_log("a", 1).await.unwrap()), [0, 1, 2]);
     store.close().await;
 }
+
+/// A store opened to read beside the running server (tests, tools) leaves the server's tail rows
+/// where they are: moving them would take rows the server still counts as its own, and the write
+/// could meet the server's writer (`database is locked`). It writes nothing at all.
+#[tokio::test]
+async fn a_store_opened_to_read_moves_none_of_the_running_servers_tail_and_writes_nothing() {
+    let (_dir, url, owner) = store_with(1000, Duration::from_secs(600)).await;
+    owner
+        .append(&[entry("a", 0, json!(0)), entry("a", 1, json!(1))])
+        .await
+        .unwrap();
+    let reader = store::open_to_read(&url).await.unwrap();
+    assert_eq!(seqs(&reader.load_log("a", 1).await.unwrap()), [0, 1]);
+    assert_eq!(rows_in(&owner, "room_log_tail", "a").await, 2);
+    assert_eq!(rows_in(&owner, "room_log", "a").await, 0);
+    assert!(reader.append(&[entry("a", 2, json!(2))]).await.is_err());
+    assert!(reader.create_player("Reader").await.is_err());
+    assert_eq!(
+        owner.append(&[entry("a", 2, json!(2))]).await.unwrap(),
+        [AppendOutcome::Inserted]
+    );
+    assert_eq!(seqs(&reader.load_log("a", 1).await.unwrap()), [0, 1, 2]);
+    reader.close().await;
+    owner.close().await;
+}

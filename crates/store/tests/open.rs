@@ -74,6 +74,30 @@ async fn postgres_url_opens_a_postgres_store() {
     db.cleanup().await;
 }
 
+/// PostgreSQL opened to read: every transaction is read-only, so a tool beside the server cannot
+/// change what it reads.
+#[tokio::test]
+async fn postgres_opened_to_read_refuses_writes() {
+    let Some(db) = common::TestDb::postgres().await else {
+        return;
+    };
+    let owner = db.open().await;
+    let player = owner.create_player("Owner").await.unwrap();
+    let reader = store::open_to_read(db.url()).await.unwrap();
+    assert_eq!(
+        reader
+            .player(&player.player.id)
+            .await
+            .unwrap()
+            .map(|p| p.display_name),
+        Some("Owner".to_owned())
+    );
+    assert!(reader.create_player("Reader").await.is_err());
+    reader.close().await;
+    owner.close().await;
+    db.cleanup().await;
+}
+
 #[tokio::test]
 async fn unknown_schemes_are_refused() {
     for url in ["mysql://localhost/x", "data/fourkings.db", ""] {
