@@ -399,7 +399,11 @@ impl Tail {
 /// The rows travel as one JSON array, so the statement's text is the same for every batch: a
 /// `VALUES` list per batch size made one cached statement per size on the writing connection (its
 /// text and parameter list in the heap for the life of the connection: about 100 KiB after a load
-/// of 1,000 rooms, which stayed once every room had closed; issue 20, target 1).
+/// of 1,000 rooms, which stayed once every room had closed; issue 20, target 1). Each row is taken
+/// out of the array once, as SQLite's binary JSON, and its fields read from that: `json_each` hands
+/// a row over as text at every reference (ten per row here), each parsed again (4.5% of the server's
+/// CPU at 1,000 rooms × 1 act/s, docs/benchmarks.md). MATERIALIZED keeps SQLite from folding the
+/// conversion back into every reference.
 async fn insert(conn: &mut SqliteConnection, rows: &[(i64, &LogEntry)]) -> Result<u64, StoreError> {
     #[derive(serde::Serialize)]
     struct Row<'a>(i64, &'a str, i32, i64, &'a str, &'a serde_json::Value, i64);
@@ -418,11 +422,11 @@ async fn insert(conn: &mut SqliteConnection, rows: &[(i64, &LogEntry)]) -> Resul
         })
         .collect();
     let inserted = sqlx::query(
-        "INSERT INTO room_log_tail (id, room_id, game_no, seq, kind, payload, at) \
-         SELECT v.value ->> 0, v.value ->> 1, v.value ->> 2, v.value ->> 3, v.value ->> 4, \
-                v.value -> 5, v.value ->> 6 \
-         FROM json_each($1) AS v WHERE NOT EXISTS (SELECT 1 FROM room_log l \
-           WHERE l.room_id = v.value ->> 1 AND l.game_no = v.value ->> 2 AND l.seq = v.value ->> 3)",
+        "WITH r(b) AS MATERIALIZED (SELECT jsonb(value) FROM json_each($1)) \
+         INSERT INTO room_log_tail (id, room_id, game_no, seq, kind, payload, at) \
+         SELECT b ->> 0, b ->> 1, b ->> 2, b ->> 3, b ->> 4, b -> 5, b ->> 6 \
+         FROM r WHERE NOT EXISTS (SELECT 1 FROM room_log l \
+           WHERE l.room_id = b ->> 1 AND l.game_no = b ->> 2 AND l.seq = b ->> 3)",
     )
     .bind(Json(&rows))
     .execute(&mut *conn)
