@@ -111,31 +111,27 @@ impl SqliteStore {
             .await?;
         let writer = Arc::new(HeldConnection::new(writer));
         let merge = options.sqlite_log_merge;
-        if options.read_only {
-            let tail = Arc::new(Tail::beside(merge));
-            return Ok(SqliteStore {
-                pool,
-                writer,
-                checkpointer: None,
-                tail,
-            });
-        }
-        let tail = Arc::new(
-            writer
-                .run(async |conn| Tail::open(conn, merge).await)
-                .await?,
-        );
-        tokio::spawn(crate::tail::run(Arc::clone(&writer), Arc::clone(&tail)));
-        let checkpointer = single().connect_with(connect).await?;
-        tokio::spawn(crate::checkpoint::run(
-            checkpointer.clone(),
-            Arc::clone(&writer),
-            options.sqlite_checkpoint,
-        ));
+        let (tail, checkpointer) = if options.read_only {
+            (Arc::new(Tail::beside(merge)), None)
+        } else {
+            let tail = Arc::new(
+                writer
+                    .run(async |conn| Tail::open(conn, merge).await)
+                    .await?,
+            );
+            tokio::spawn(crate::tail::run(Arc::clone(&writer), Arc::clone(&tail)));
+            let checkpointer = single().connect_with(connect).await?;
+            tokio::spawn(crate::checkpoint::run(
+                checkpointer.clone(),
+                Arc::clone(&writer),
+                options.sqlite_checkpoint,
+            ));
+            (tail, Some(checkpointer))
+        };
         Ok(SqliteStore {
             pool,
             writer,
-            checkpointer: Some(checkpointer),
+            checkpointer,
             tail,
         })
     }
@@ -197,14 +193,12 @@ impl PgStore {
     /// Connects to and migrates a PostgreSQL database.
     pub async fn open(url: &str, options: &OpenOptions) -> Result<PgStore, StoreError> {
         let idle_in_transaction = format!("{}ms", options.pg_idle_in_transaction.as_millis());
-        let read_only = if options.read_only { "on" } else { "off" };
-        let connect = PgConnectOptions::from_str(url)?.options([
-            (
-                "idle_in_transaction_session_timeout",
-                idle_in_transaction.as_str(),
-            ),
-            ("default_transaction_read_only", read_only),
-        ]);
+        let mut connect = PgConnectOptions::from_str(url)?
+            .options([("idle_in_transaction_session_timeout", idle_in_transaction)]);
+        if options.read_only {
+            // Only then: the server's own sessions keep whatever the database's default is.
+            connect = connect.options([("default_transaction_read_only", "on")]);
+        }
         let pool = PgPoolOptions::new()
             .max_connections(options.max_connections.max(1))
             .idle_timeout(options.pool_idle)
