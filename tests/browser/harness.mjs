@@ -133,7 +133,8 @@ export async function waitOrExplain(page, selector, { timeout = 60000, click = f
       controls: document.querySelector('#room-controls')?.textContent.replace(/\s+/g, ' ').trim(),
       settings: document.querySelector('#settings-problems')?.textContent,
     })).catch((err) => ({ evaluate: String(err) }));
-    throw new Error(`${selector} did not come: ${e.message}\npage: ${JSON.stringify(shown)}\nscript errors: ${JSON.stringify(page.errors || [])}\nlast frames:\n${(page.frames_seen || []).join('\n')}`);
+    const serverLog = (server?.log() || '').slice(-4000);
+    throw new Error(`${selector} did not come: ${e.message}\npage: ${JSON.stringify(shown)}\nscript errors: ${JSON.stringify(page.errors || [])}\nlast frames:\n${(page.frames_seen || []).join('\n')}\nserver log (end):\n${serverLog}`);
   }
 }
 
