@@ -54,6 +54,12 @@ struct Args {
     /// Stop after this many seconds of play.
     #[arg(long, default_value_t = 20)]
     seconds: u64,
+    /// Opening the rooms and holding every connection may take this many seconds; past it, play
+    /// starts with the connections held so far and the report says how many are missing. (It was six
+    /// times `--seconds`: 120 s for a 20 s run, which the setup of 19,900 connections can pass on a
+    /// slower or busy machine.)
+    #[arg(long, default_value_t = 600)]
+    setup_secs: u64,
     /// `chaturaji` or `fourchess`.
     #[arg(long, default_value = "fourchess")]
     game: String,
@@ -108,6 +114,10 @@ struct Args {
 #[derive(Debug, Default)]
 struct Report {
     held: usize,
+    /// Joins that failed during the setup (the server refused or closed them).
+    join_failures: u64,
+    /// How long opening the rooms and holding the connections took (the slowest process).
+    setup_secs: f64,
     actions: u64,
     errors: u64,
     unanswered: u64,
@@ -119,7 +129,8 @@ struct Report {
 
 impl Report {
     fn to_json(&self) -> Value {
-        json!({"held": self.held, "actions": self.actions, "errors": self.errors,
+        json!({"held": self.held, "join_failures": self.join_failures, "setup_secs": self.setup_secs,
+               "actions": self.actions, "errors": self.errors,
                "unanswered": self.unanswered, "elapsed": self.elapsed, "latencies_us": self.latencies_us,
                "cpu_ticks": self.cpu_ticks})
     }
@@ -127,6 +138,8 @@ impl Report {
     fn from_json(v: &Value) -> Report {
         Report {
             held: v["held"].as_u64().unwrap_or(0) as usize,
+            join_failures: v["join_failures"].as_u64().unwrap_or(0),
+            setup_secs: v["setup_secs"].as_f64().unwrap_or(0.0),
             actions: v["actions"].as_u64().unwrap_or(0),
             errors: v["errors"].as_u64().unwrap_or(0),
             unanswered: v["unanswered"].as_u64().unwrap_or(0),
@@ -141,6 +154,8 @@ impl Report {
 
     fn merge(&mut self, other: Report) {
         self.held += other.held;
+        self.join_failures += other.join_failures;
+        self.setup_secs = self.setup_secs.max(other.setup_secs);
         self.actions += other.actions;
         self.errors += other.errors;
         self.unanswered += other.unanswered;
@@ -153,6 +168,8 @@ impl Report {
 #[derive(Debug, Default)]
 struct Counters {
     connections: AtomicUsize,
+    /// Joins that failed (the first one's error is printed).
+    join_failures: AtomicU64,
     errors: AtomicU64,
     /// Actions whose `acted` event came back (for the samples during play).
     acted: AtomicU64,
@@ -233,9 +250,18 @@ async fn seat(
     next_slot: Arc<Mutex<Instant>>,
     stop: Stop,
 ) -> anyhow::Result<Vec<u64>> {
-    let (mut ws, welcome) = {
+    let joined = {
         let _turn = JOINING.acquire().await?;
-        join(&format!("ws://{}/ws", args.addr), &room, &token).await?
+        join(&format!("ws://{}/ws", args.addr), &room, &token).await
+    };
+    let (mut ws, welcome) = match joined {
+        Ok(joined) => joined,
+        Err(e) => {
+            if counters.join_failures.fetch_add(1, Ordering::Relaxed) == 0 {
+                eprintln!("a join failed (the first; the report counts them): {e:#}");
+            }
+            return Err(e);
+        }
     };
     counters.connections.fetch_add(1, Ordering::Relaxed);
     let cadence = Duration::from_millis(args.cadence_ms);
@@ -395,13 +421,19 @@ struct Prepared {
     counters: Arc<Counters>,
     stop: Stop,
     held: usize,
+    setup_secs: f64,
 }
 
 async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
-    let setup_until = Instant::now() + Duration::from_secs(args.seconds.max(1) * 6);
+    let setup_began = Instant::now();
+    let setup_until = setup_began + Duration::from_secs(args.setup_secs);
     let mut rooms = Vec::new();
     for _ in 0..args.rooms {
-        anyhow::ensure!(Instant::now() < setup_until, "setup took too long");
+        anyhow::ensure!(
+            Instant::now() < setup_until,
+            "opening the rooms took longer than --setup-secs {}",
+            args.setup_secs
+        );
         let room = open_room(args.addr, &args.game).await?;
         if let Some(limit) = args.move_limit {
             let mut options = room_options(&args.game);
@@ -443,6 +475,7 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
     }
     let held = counters.connections.load(Ordering::Relaxed);
     Ok(Prepared {
+        setup_secs: setup_began.elapsed().as_secs_f64(),
         rooms,
         slots,
         tasks,
@@ -571,6 +604,8 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     let acted_from = p.counters.acted.load(Ordering::Relaxed);
     let mut report = Report {
         held: p.held,
+        setup_secs: p.setup_secs,
+        join_failures: p.counters.join_failures.load(Ordering::Relaxed),
         ..Report::default()
     };
     for task in p.tasks {
@@ -655,6 +690,8 @@ fn run_children(args: &Args, mut read: impl FnMut()) -> anyhow::Result<Report> {
                 &args.cadence_ms.to_string(),
                 "--seconds",
                 &args.seconds.to_string(),
+                "--setup-secs",
+                &args.setup_secs.to_string(),
                 "--game",
                 &args.game,
                 "--child-offset",
@@ -777,11 +814,21 @@ async fn play_round(args: &Arc<Args>) -> anyhow::Result<()> {
     report.latencies_us.sort_unstable();
     let lat = &report.latencies_us;
     println!(
-        "rooms {}  connections held {}  (processes {})",
+        "rooms {}  connections held {} of {}  (processes {}, set up in {:.1} s)",
         args.rooms,
         report.held,
-        args.procs.max(1)
+        args.rooms * 4,
+        args.procs.max(1),
+        report.setup_secs
     );
+    if report.held < args.rooms * 4 {
+        println!(
+            "connections NOT held: {} (joins that failed: {}; the rest were still joining when --setup-secs {} passed)",
+            args.rooms * 4 - report.held,
+            report.join_failures,
+            args.setup_secs
+        );
+    }
     if !cpu_rooms.is_empty() {
         println!(
             "CPU rooms {} ({} level {}), still playing at the end: {cpu_playing}",
