@@ -169,7 +169,7 @@ impl Report {
 struct Counters {
     connections: AtomicUsize,
     /// Joins that failed (the first one's error is printed).
-    join_failures: AtomicU64,
+    join_failures: AtomicUsize,
     errors: AtomicU64,
     /// Actions whose `acted` event came back (for the samples during play).
     acted: AtomicU64,
@@ -468,7 +468,10 @@ async fn prepare(args: Arc<Args>) -> anyhow::Result<Prepared> {
             )));
         }
     }
-    while counters.connections.load(Ordering::Relaxed) < rooms.len() * 4
+    // Until every seat is held or its join failed (a failed join is not tried again).
+    while counters.connections.load(Ordering::Relaxed)
+        + counters.join_failures.load(Ordering::Relaxed)
+        < rooms.len() * 4
         && Instant::now() < setup_until
     {
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -605,7 +608,7 @@ async fn play(args: &Args, p: Prepared) -> anyhow::Result<Report> {
     let mut report = Report {
         held: p.held,
         setup_secs: p.setup_secs,
-        join_failures: p.counters.join_failures.load(Ordering::Relaxed),
+        join_failures: p.counters.join_failures.load(Ordering::Relaxed) as u64,
         ..Report::default()
     };
     for task in p.tasks {
