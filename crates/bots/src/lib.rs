@@ -33,7 +33,7 @@ pub mod rng;
 
 pub use budget::{Budget, Clock, NoClock};
 pub use chaturaji::ChaturajiBot;
-pub use fourchess::FourChessBot;
+pub use fourchess::{FourChessBot, KeptTable};
 pub use level::Level;
 
 use rules::Seat;

@@ -14,8 +14,8 @@ use crate::rng::Rng;
 use crate::{BotError, Choice};
 use eval::{Terms, piece_value};
 use rules::Seat;
-use rules::fourchess::{Action, Game, Kind, Move, Node};
-use search::{Depths, Searcher};
+use rules::fourchess::{Action, Game, Kind, Mode, Move, Node};
+use search::{Depths, Searcher, Table};
 
 fn depths(level: Level) -> Depths {
     match level {
@@ -43,6 +43,64 @@ fn depths(level: Level) -> Depths {
             quiet_checks: true,
             terms: Terms::HARD,
         },
+    }
+}
+
+/// A transposition table kept from one search to the next of the same game, as chess engines keep
+/// theirs: what the last searches learnt about the positions ahead orders and cuts the next one.
+/// `fourkings engine` keeps one at hard; rooms do not (a bot there is made per decision, and a table
+/// of megabytes per CPU seat of every room is more memory than a server has to spare for it).
+///
+/// Values in the table are from one side's point of view (a team in Teams, a seat in FFA), so a
+/// search for another side, or of another mode, starts it afresh; so does [`KeptTable::clear`],
+/// which the engine calls on `ucinewgame`.
+pub struct KeptTable {
+    bits: u32,
+    kept: Option<(Mode, Seat, Table)>,
+}
+
+impl KeptTable {
+    /// A table of 2^`bits` entries (about 32 bytes each), allocated at the first search.
+    pub fn new(bits: u32) -> KeptTable {
+        KeptTable { bits, kept: None }
+    }
+
+    pub fn clear(&mut self) {
+        self.kept = None;
+    }
+
+    /// The table for a search of `mode` for `seat`: the kept one if it was for the same side.
+    fn take(&mut self, mode: Mode, seat: Seat) -> Table {
+        let side = side(mode, seat);
+        match self.kept.take() {
+            Some((m, s, table)) if m == mode && s == side => table,
+            _ => Table::new(self.bits),
+        }
+    }
+
+    fn keep(&mut self, mode: Mode, seat: Seat, table: Table) {
+        self.kept = Some((mode, side(mode, seat), table));
+    }
+}
+
+impl std::fmt::Debug for KeptTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeptTable")
+            .field("bits", &self.bits)
+            .field(
+                "kept",
+                &self.kept.as_ref().map(|(m, s, t)| (m, s, t.bits())),
+            )
+            .finish()
+    }
+}
+
+/// Whose point of view a search takes: the seat's team in Teams (partners share one), the seat in FFA.
+fn side(mode: Mode, seat: Seat) -> Seat {
+    match (mode, seat) {
+        (Mode::Teams, Seat::Yellow) => Seat::Red,
+        (Mode::Teams, Seat::Green) => Seat::Blue,
+        _ => seat,
     }
 }
 
@@ -92,6 +150,33 @@ impl FourChessBot {
         rng_seed: u64,
         clock: &dyn Clock,
     ) -> Result<Choice<Action>, BotError> {
+        self.choose_with(game, seat, budget, rng_seed, clock, None)
+    }
+
+    /// [`FourChessBot::choose`], starting from the table `kept` holds and leaving this search's
+    /// table there. The choice then depends on the searches before it, not only on the seed and the
+    /// budget.
+    pub fn choose_keeping(
+        &mut self,
+        game: &Game,
+        seat: Seat,
+        budget: Budget,
+        rng_seed: u64,
+        clock: &dyn Clock,
+        kept: &mut KeptTable,
+    ) -> Result<Choice<Action>, BotError> {
+        self.choose_with(game, seat, budget, rng_seed, clock, Some(kept))
+    }
+
+    fn choose_with(
+        &mut self,
+        game: &Game,
+        seat: Seat,
+        budget: Budget,
+        rng_seed: u64,
+        clock: &dyn Clock,
+        mut kept: Option<&mut KeptTable>,
+    ) -> Result<Choice<Action>, BotError> {
         match game.to_act() {
             None => return Err(BotError::GameOver),
             Some(s) if s != seat => return Err(BotError::NotToAct(seat)),
@@ -117,9 +202,19 @@ impl FourChessBot {
                 if let Some(cap) = self.max_depth {
                     depths.max_depth = depths.max_depth.min(cap as i32);
                 }
-                let mut searcher = Searcher::new(&node, seat, &mut meter, depths);
+                let mode = node.mode();
+                let mut searcher = match kept.as_deref_mut() {
+                    Some(kept) => {
+                        let table = kept.take(mode, seat);
+                        Searcher::with_table(&node, seat, &mut meter, depths, table)
+                    }
+                    None => Searcher::new(&node, seat, &mut meter, depths),
+                };
                 let (m, depth, score) = searcher.root(&node, moves);
                 let pv = searcher.principal_variation(&node, m, depth.max(1) as usize);
+                if let Some(kept) = kept {
+                    kept.keep(mode, seat, searcher.into_table());
+                }
                 (m, depth, Some(score), pv)
             }
         };

@@ -47,15 +47,21 @@ struct Entry {
     best: Option<Move>,
 }
 
-/// A fixed-size, always-replace transposition table (allocated per decision: bots keep no memory
-/// between moves, so thousands of idle bots cost nothing).
-struct Table {
+/// A fixed-size transposition table: a new entry replaces another position's, and the same
+/// position's when it is at least as deep. Rooms allocate one per decision (bots keep no memory
+/// between moves, so thousands of idle bots cost nothing); `fourkings engine` keeps one from move to
+/// move ([`super::KeptTable`]).
+///
+/// Forced results are stored counted from the node they belong to, not from the root, so that an
+/// entry stays right wherever the position recurs: at another ply of the same search, or in the next
+/// search from a later root.
+pub(crate) struct Table {
     entries: Vec<Option<Entry>>,
     bits: u32,
 }
 
 impl Table {
-    fn new(bits: u32) -> Table {
+    pub(crate) fn new(bits: u32) -> Table {
         Table {
             entries: vec![None; 1 << bits],
             bits,
@@ -68,6 +74,10 @@ impl Table {
 
     fn get(&self, key: u64) -> Option<Entry> {
         self.entries[self.slot(key)].filter(|e| e.key == key)
+    }
+
+    pub(crate) fn bits(&self) -> u32 {
+        self.bits
     }
 
     fn put(&mut self, entry: Entry) {
@@ -114,6 +124,28 @@ pub(crate) struct Searcher<'m, 'c> {
     extensions: i32,
 }
 
+/// A value as the table stores it: a forced result counted in plies from this node, not the root.
+fn to_table(v: i32, ply: usize) -> i32 {
+    if v >= WIN / 2 {
+        v + ply as i32
+    } else if v <= -WIN / 2 {
+        v - ply as i32
+    } else {
+        v
+    }
+}
+
+/// A stored value as a node at `ply` sees it (the inverse of [`to_table`]).
+fn from_table(v: i32, ply: usize) -> i32 {
+    if v >= WIN / 2 {
+        v - ply as i32
+    } else if v <= -WIN / 2 {
+        v + ply as i32
+    } else {
+        v
+    }
+}
+
 fn square_index(sq: Square) -> usize {
     sq.rank() as usize * 14 + sq.file() as usize
 }
@@ -132,13 +164,25 @@ fn key(node: &Node) -> u64 {
 
 impl<'m, 'c> Searcher<'m, 'c> {
     pub(crate) fn new(root: &Node, me: Seat, meter: &'m mut Meter<'c>, depths: Depths) -> Self {
+        Self::with_table(root, me, meter, depths, Table::new(depths.table_bits))
+    }
+
+    /// A searcher that starts from `table` (a table kept from earlier searches of the same game, for
+    /// the same side) instead of an empty one.
+    pub(crate) fn with_table(
+        root: &Node,
+        me: Seat,
+        meter: &'m mut Meter<'c>,
+        depths: Depths,
+        table: Table,
+    ) -> Self {
         let mut path = [0; MAX_PLY + 1];
         path[0] = root.key();
         Searcher {
             me,
             mode: root.mode(),
             meter,
-            table: Table::new(depths.table_bits),
+            table,
             killers: [[None; 2]; MAX_PLY],
             history: vec![0; 196 * 196],
             depths,
@@ -147,6 +191,11 @@ impl<'m, 'c> Searcher<'m, 'c> {
             generated: Vec::with_capacity(128),
             extensions: 0,
         }
+    }
+
+    /// The table, to keep for the next search.
+    pub(crate) fn into_table(self) -> Table {
+        self.table
     }
 
     fn evaluate(&self, node: &Node) -> i32 {
@@ -318,11 +367,12 @@ impl<'m, 'c> Searcher<'m, 'c> {
         let mut hint = None;
         if let Some(e) = self.table.get(key) {
             hint = e.best;
+            let value = from_table(e.value, ply);
             if i32::from(e.depth) >= depth {
                 match e.bound {
-                    Bound::Exact => return Some(e.value),
-                    Bound::Lower if e.value >= beta => return Some(e.value),
-                    Bound::Upper if e.value <= alpha => return Some(e.value),
+                    Bound::Exact => return Some(value),
+                    Bound::Lower if value >= beta => return Some(value),
+                    Bound::Upper if value <= alpha => return Some(value),
                     _ => {}
                 }
             }
@@ -400,7 +450,7 @@ impl<'m, 'c> Searcher<'m, 'c> {
         };
         self.table.put(Entry {
             key,
-            value: best_value,
+            value: to_table(best_value, ply),
             depth: depth.clamp(0, 127) as i8,
             bound,
             best: best_move,
@@ -671,6 +721,18 @@ mod tests {
         };
         let mut searcher = Searcher::new(node, Seat::Red, &mut meter, depths);
         searcher.quiesce(node, 0, -WIN - 1, WIN + 1, 4).unwrap()
+    }
+
+    /// A forced result is stored counted from its own node and read back counted from the reader's,
+    /// so a mate found at one ply (or in an earlier search, from another root) is as near as it is.
+    #[test]
+    fn a_forced_result_in_the_table_is_counted_from_the_node_that_reads_it() {
+        // A mate two plies below a node at ply 3: the root sees it at ply 5.
+        let stored = to_table(WIN - 5, 3);
+        assert_eq!(stored, WIN - 2);
+        assert_eq!(from_table(stored, 1), WIN - 3);
+        assert_eq!(from_table(to_table(-WIN + 7, 4), 2), -WIN + 5);
+        assert_eq!(from_table(to_table(123, 9), 1), 123);
     }
 
     /// Issue 22, cause 2: a side in check at the quiescence frontier stood pat as if it had a free

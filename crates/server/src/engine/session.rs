@@ -2,9 +2,14 @@
 //! and no clock of its own, so a conversation can be replayed line by line in a test.
 
 use super::turn;
-use bots::{Budget, ChaturajiBot, Clock, FourChessBot, Level};
+use bots::{Budget, ChaturajiBot, Clock, FourChessBot, KeptTable, Level};
 use rules::{chaturaji, fourchess};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+/// log2 of the entries of the table hard keeps between searches (about 32 MiB): a 1 s search stores
+/// some 40,000 positions, so the table holds the last few dozen searches of a game.
+const KEPT_TABLE_BITS: u32 = 20;
 
 /// Which game the engine plays (fixed for its lifetime).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -56,6 +61,8 @@ pub struct Search {
     level: Level,
     limits: Limits,
     seed: u64,
+    /// Four-player chess at hard: the transposition table kept from the game's earlier searches.
+    kept: Option<Arc<Mutex<KeptTable>>>,
 }
 
 #[derive(Debug)]
@@ -65,6 +72,9 @@ pub struct Session {
     mode: fourchess::Mode,
     seed: u64,
     table: Table,
+    /// Hard's transposition table, kept from one `go` to the next until `ucinewgame` or a change of
+    /// level or mode, as engines keep theirs; shared with the running search.
+    kept: Arc<Mutex<KeptTable>>,
 }
 
 fn start(game: EngineGame, mode: fourchess::Mode) -> Table {
@@ -90,6 +100,7 @@ impl Session {
             mode,
             seed: 1,
             table: start(game, mode),
+            kept: Arc::new(Mutex::new(KeptTable::new(KEPT_TABLE_BITS))),
         }
     }
 
@@ -104,6 +115,7 @@ impl Session {
             "isready" => Reply::Lines(vec!["readyok".into()]),
             "ucinewgame" => {
                 self.table = start(self.game, self.mode);
+                self.forget();
                 Reply::Lines(Vec::new())
             }
             "setoption" => self.set_option(args),
@@ -162,7 +174,10 @@ impl Session {
         }
         match name.to_ascii_lowercase().as_str() {
             "level" => match value.parse() {
-                Ok(level) => self.level = level,
+                Ok(level) => {
+                    self.level = level;
+                    self.forget();
+                }
                 Err(e) => return error(e),
             },
             "seed" => match value.parse() {
@@ -175,6 +190,7 @@ impl Session {
                 Ok(mode) => {
                     self.mode = mode;
                     self.table = start(self.game, mode);
+                    self.forget();
                 }
                 Err(e) => return error(e),
             },
@@ -260,7 +276,17 @@ impl Session {
             level: self.level,
             limits,
             seed,
+            kept: (self.game == EngineGame::Fourchess && self.level == Level::Hard)
+                .then(|| self.kept.clone()),
         })
+    }
+
+    /// Drops what earlier searches learnt (a new game, or another player: level or mode).
+    fn forget(&mut self) {
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }
 
     fn plies(&self) -> u64 {
@@ -341,9 +367,14 @@ impl Search {
         if let Some(depth) = self.limits.depth {
             bot = bot.with_max_depth(depth);
         }
-        let choice = bot
-            .choose(game, seat, budget, self.seed, clock)
-            .map_err(|e| e.to_string())?;
+        let choice = match &self.kept {
+            Some(kept) => {
+                let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+                bot.choose_keeping(game, seat, budget, self.seed, clock, &mut kept)
+            }
+            None => bot.choose(game, seat, budget, self.seed, clock),
+        }
+        .map_err(|e| e.to_string())?;
         let best = match choice.actions.first() {
             Some(fourchess::Action::Move {
                 from,

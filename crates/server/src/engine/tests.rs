@@ -240,3 +240,38 @@ fn the_loop_answers_isready_and_stop_while_a_search_runs() {
     send("quit");
     handle.join().unwrap();
 }
+
+/// The nodes of the `info` line a search answers.
+fn nodes_of(lines: &[String]) -> u64 {
+    let info = lines.iter().find(|l| l.starts_with("info depth")).unwrap();
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "nodes").unwrap();
+    words[at + 1].parse().unwrap()
+}
+
+/// Issue 21: hard keeps its transposition table from one `go` to the next, so the same search again
+/// costs far fewer nodes; `ucinewgame` and a change of level start it afresh.
+#[test]
+fn hard_keeps_its_table_between_searches_until_a_new_game() {
+    let mut session = Session::new(EngineGame::Fourchess, Level::Hard, fourchess::Mode::Teams);
+    let position = "position startpos moves h2-h3 b7-c7 g13-g12 m8-l8";
+    let search = |session: &mut Session| {
+        replay(session, position);
+        nodes_of(&replay(session, "go depth 5 nodes 5000000"))
+    };
+    let fresh = search(&mut session);
+    let again = search(&mut session);
+    assert!(
+        again * 2 < fresh,
+        "{again} nodes after a search, {fresh} fresh"
+    );
+    replay(&mut session, "ucinewgame");
+    assert_eq!(search(&mut session), fresh, "after ucinewgame");
+    search(&mut session);
+    replay(&mut session, "setoption name Level value hard");
+    assert_eq!(search(&mut session), fresh, "after a change of level");
+    // Medium plays as in a room: every search from an empty table.
+    replay(&mut session, "setoption name Level value medium");
+    let medium = search(&mut session);
+    assert_eq!(search(&mut session), medium);
+}

@@ -1,5 +1,6 @@
 //! Openings: where the games of a match start. A line of a book file is a list of moves from the start
-//! (`h2-h3 b7-c7 …`) or `fen <FEN4> [moves …]`; `#` starts a comment. Without a file the book is the
+//! (`h2-h3 b7-c7 …`) or `fen <FEN4> [moves …]`; `#` starts a comment. A move may carry the `+` of a
+//! check, as a PGN4 writes it (the runner's own games can be a book); engines are sent it without. Without a file the book is the
 //! start position followed by seeded openings of random pawn moves (quiet, and different every time).
 
 use anyhow::Context;
@@ -52,7 +53,7 @@ fn parse_line(line: &str) -> Option<Opening> {
     }
     Some(Opening {
         fen,
-        moves: words.map(str::to_owned).collect(),
+        moves: words.map(|w| w.trim_end_matches('+').to_owned()).collect(),
     })
 }
 
@@ -103,4 +104,20 @@ pub fn generated(options: &Options, count: usize, plies: usize, seed: u64) -> Ve
         }
     }
     book
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line copied from a PGN4 (`m8-l8+`) is an opening; the engines get the move as 4pchess reads
+    /// it, without the check sign.
+    #[test]
+    fn a_book_move_may_carry_a_check_sign() {
+        let opening = parse_line("d2-d4 b4-c4 e13-e11 m8-l8+ # from game 24").unwrap();
+        assert_eq!(opening.moves, ["d2-d4", "b4-c4", "e13-e11", "m8-l8"]);
+        let (game, _, moves) = opening.setup(Options::default()).unwrap();
+        assert_eq!(moves.len(), 4);
+        assert_eq!(game.actions().len(), 4);
+    }
 }
