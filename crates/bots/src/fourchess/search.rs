@@ -124,26 +124,26 @@ pub(crate) struct Searcher<'m, 'c> {
     extensions: i32,
 }
 
-/// A value as the table stores it: a forced result counted in plies from this node, not the root.
-fn to_table(v: i32, ply: usize) -> i32 {
+/// A forced result `plies` further from the point it is counted from (a win or a loss that far
+/// nearer, with `plies` negative); any other value as it is.
+fn farther(v: i32, plies: i32) -> i32 {
     if v >= WIN / 2 {
-        v + ply as i32
+        v - plies
     } else if v <= -WIN / 2 {
-        v - ply as i32
+        v + plies
     } else {
         v
     }
 }
 
+/// A value as the table stores it: a forced result counted in plies from this node, not the root.
+fn to_table(v: i32, ply: usize) -> i32 {
+    farther(v, -(ply as i32))
+}
+
 /// A stored value as a node at `ply` sees it (the inverse of [`to_table`]).
 fn from_table(v: i32, ply: usize) -> i32 {
-    if v >= WIN / 2 {
-        v - ply as i32
-    } else if v <= -WIN / 2 {
-        v + ply as i32
-    } else {
-        v
-    }
+    farther(v, ply as i32)
 }
 
 fn square_index(sq: Square) -> usize {
@@ -314,15 +314,8 @@ impl<'m, 'c> Searcher<'m, 'c> {
     }
 
     fn terminal(&self, node: &Node, ply: usize) -> i32 {
-        let v = self.evaluate(node);
-        // Prefer quicker wins and slower losses.
-        if v >= WIN / 2 {
-            v - ply as i32
-        } else if v <= -WIN / 2 {
-            v + ply as i32
-        } else {
-            v
-        }
+        // Prefer quicker wins and slower losses: the result counted from the root.
+        farther(self.evaluate(node), ply as i32)
     }
 
     /// Alpha-beta from the root's point of view (`alpha` and `beta` bound the root side's value).

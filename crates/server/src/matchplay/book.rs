@@ -1,7 +1,8 @@
 //! Openings: where the games of a match start. A line of a book file is a list of moves from the start
 //! (`h2-h3 b7-c7 …`) or `fen <FEN4> [moves …]`; `#` starts a comment. A move may carry the `+` of a
-//! check, as a PGN4 writes it (the runner's own games can be a book); engines are sent it without. Without a file the book is the
-//! start position followed by seeded openings of random pawn moves (quiet, and different every time).
+//! check, as a PGN4 writes it (the runner's own games can be a book); engines are sent it without.
+//! Without a file the book is the start position followed by seeded openings of random pawn moves
+//! (quiet, and different every time).
 
 use anyhow::Context;
 use bots::rng::Rng;
